@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * lifetime of pib devices and the state of their port.
+ *
+ * Locking: pib_add_lock serializes device creation (it is held across
+ * ib_register_device(), which may take the RTNL). pib_devs_lock protects
+ * pib_devs and each device's @registered flag; it nests inside the RTNL and
+ * is never held while taking the RTNL or pib_add_lock.
+ */
+#include <linux/ethtool.h>
+#include <linux/if_arp.h>
+#include <linux/utsname.h>
+
+#include "pib.h"
+
+static DEFINE_MUTEX(pib_add_lock);
+static DEFINE_MUTEX(pib_devs_lock);
+static LIST_HEAD(pib_devs);
+
+/* Netdev speed in Mbit/s, or 0 if the netdev does not know it. */
+static u32 pib_netdev_mbps(struct net_device *ndev)
+{
+	struct ethtool_link_ksettings ks;
+
+	ASSERT_RTNL();
+	if (__ethtool_get_link_ksettings(ndev, &ks) ||
+	    ks.base.speed == (u32)SPEED_UNKNOWN)
+		return 0;
+	return ks.base.speed;
+}
+
+static void pib_port_event(struct pib_dev *dev, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = &dev->ibdev,
+		.element.port_num = PIB_PORT_NUM,
+		.event = type,
+	};
+
+	ib_dispatch_event(&ev);
+}
+
+/*
+ * pib_port_refresh() - derive the port's link from its netdev
+ *
+ * A running netdev with carrier brings the link up (physical LinkUp); the
+ * logical state then starts at INIT, where the subnet manager takes over. A
+ * netdev that is down, has no carrier or cannot carry the smallest IB MTU
+ * takes the port DOWN, which consumers learn through IB_EVENT_PORT_ERR.
+ */
+static void pib_port_refresh(struct pib_dev *dev, bool notify)
+{
+	struct net_device *ndev = dev->ndev;
+	struct pib_port *port = &dev->port;
+	enum pib_ib_mtu mtu = pib_ib_mtu_for_netdev(READ_ONCE(ndev->mtu));
+	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(pib_netdev_mbps(ndev));
+	bool up = netif_running(ndev) && netif_carrier_ok(ndev) &&
+		  mtu != PIB_IB_MTU_INVALID;
+	enum ib_port_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	old = port->state;
+	if (up) {
+		if (old == IB_PORT_DOWN)
+			port->state = IB_PORT_INIT;
+		port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	} else {
+		port->state = IB_PORT_DOWN;
+		port->phys_state = netif_running(ndev) ?
+			IB_PORT_PHYS_STATE_POLLING : IB_PORT_PHYS_STATE_DISABLED;
+	}
+	port->max_mtu = mtu == PIB_IB_MTU_INVALID ? IB_MTU_256 : (enum ib_mtu)mtu;
+	port->active_mtu = port->max_mtu;
+	port->width = rate->width;
+	port->speed = rate->speed;
+	spin_unlock_irqrestore(&port->lock, flags);
+
+	if (notify && old != IB_PORT_DOWN && !up)
+		pib_port_event(dev, IB_EVENT_PORT_ERR);
+}
+
+static void pib_port_init(struct pib_port *port)
+{
+	spin_lock_init(&port->lock);
+	port->state = IB_PORT_DOWN;
+	port->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	port->pkeys[0] = PIB_DEFAULT_PKEY;
+}
+
+/* Lowest index not used by another pib device on @ndev, or -ENOSPC. */
+static int pib_pick_index(struct net_device *ndev)
+{
+	DECLARE_BITMAP(used, PIB_MAX_DEVS_PER_NETDEV) = { 0 };
+	struct pib_dev *dev;
+	unsigned int index;
+
+	mutex_lock(&pib_devs_lock);
+	list_for_each_entry(dev, &pib_devs, list)
+		if (dev->ndev == ndev)
+			__set_bit(dev->index, used);
+	mutex_unlock(&pib_devs_lock);
+	index = find_first_zero_bit(used, PIB_MAX_DEVS_PER_NETDEV);
+	return index < PIB_MAX_DEVS_PER_NETDEV ? index : -ENOSPC;
+}
+
+/* Why @ndev cannot carry pib (an errno), or 0 if it can. */
+static int pib_check_netdev(struct net_device *ndev)
+{
+	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_LOOPBACK) {
+		pr_info_ratelimited("pib: %s is not an Ethernet or loopback netdev\n",
+				    ndev->name);
+		return -EOPNOTSUPP;
+	}
+	if (pib_ib_mtu_for_netdev(ndev->mtu) == PIB_IB_MTU_INVALID) {
+		pr_info_ratelimited("pib: MTU %u of %s is below %u\n", ndev->mtu,
+				    ndev->name, pib_ib_mtu_bytes(PIB_IB_MTU_256) +
+				    PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
+				     unsigned int index)
+{
+	struct pib_dev *dev = ib_alloc_device(pib_dev, ibdev);
+	struct ib_device *ibdev;
+
+	if (!dev)
+		return NULL;
+	ibdev = &dev->ibdev;
+	INIT_LIST_HEAD(&dev->list);
+	dev->ndev = ndev;
+	dev_hold(ndev);
+	dev->index = index;
+	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
+	pib_port_init(&dev->port);
+
+	ib_set_device_ops(ibdev, &pib_dev_ops);
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = dev->guid;
+	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc), "%s %s",
+		 init_utsname()->nodename, name);
+	return dev;
+}
+
+/* Undo pib_dev_alloc() for a device that never got registered. */
+static void pib_dev_free(struct pib_dev *dev)
+{
+	mutex_lock(&pib_devs_lock);
+	list_del_init(&dev->list);
+	mutex_unlock(&pib_devs_lock);
+	dev_put(dev->ndev);
+	ib_dealloc_device(&dev->ibdev);
+}
+
+/*
+ * Called with a device reference held, right after registration: mark the
+ * device registered unless it is already being torn down, catch up with
+ * netdev events that went by while it was unregistered, and report whether
+ * its netdev is gone meanwhile.
+ */
+static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
+{
+	bool live;
+
+	rtnl_lock();
+	mutex_lock(&pib_devs_lock);
+	live = !list_empty(&dev->list);
+	if (live) {
+		dev->registered = true;
+		*gone = dev->ndev->reg_state != NETREG_REGISTERED;
+		pib_port_refresh(dev, true);
+	}
+	mutex_unlock(&pib_devs_lock);
+	rtnl_unlock();
+	return live;
+}
+
+/**
+ * pib_dev_add() - create and register a pib HCA on a netdev
+ * @name: the RDMA device name asked for
+ * @ndev: the netdev to attach to (the caller holds a reference)
+ *
+ * Return: 0, or a negative errno with nothing left behind.
+ */
+int pib_dev_add(const char *name, struct net_device *ndev)
+{
+	struct ib_device *other;
+	struct pib_dev *dev;
+	bool gone = false;
+	int index, err;
+
+	err = pib_check_netdev(ndev);
+	if (err)
+		return err;
+	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (other) {
+		ib_device_put(other);
+		return -EEXIST;
+	}
+
+	mutex_lock(&pib_add_lock);
+	index = pib_pick_index(ndev);
+	if (index < 0) {
+		err = index;
+		goto out_unlock;
+	}
+	dev = pib_dev_alloc(name, ndev, index);
+	if (!dev) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	err = ib_device_set_netdev(&dev->ibdev, ndev, PIB_PORT_NUM);
+	if (err)
+		goto out_free;
+
+	mutex_lock(&pib_devs_lock);
+	list_add_tail(&dev->list, &pib_devs);
+	mutex_unlock(&pib_devs_lock);
+	rtnl_lock();
+	pib_port_refresh(dev, false);
+	rtnl_unlock();
+
+	get_device(&dev->ibdev.dev);
+	err = ib_register_device(&dev->ibdev, name, NULL);
+	if (err) {
+		put_device(&dev->ibdev.dev);
+		goto out_free;
+	}
+	mutex_unlock(&pib_add_lock);
+
+	if (pib_dev_go_live(dev, &gone) && gone) {
+		ib_unregister_device(&dev->ibdev);
+		err = -ENODEV;
+	}
+	put_device(&dev->ibdev.dev);
+	return err;
+
+out_free:
+	pib_dev_free(dev);
+out_unlock:
+	mutex_unlock(&pib_add_lock);
+	return err == -ENFILE ? -EEXIST : err;
+}
+
+/**
+ * pib_dev_dealloc() - release what a registered device holds
+ * @ibdev: the device being unregistered
+ *
+ * The RDMA core calls this once, at the end of unregistration, whichever
+ * way it was started (rdma link delete, netdev removal, module unload).
+ */
+void pib_dev_dealloc(struct ib_device *ibdev)
+{
+	struct pib_dev *dev = to_pib_dev(ibdev);
+
+	mutex_lock(&pib_devs_lock);
+	list_del_init(&dev->list);
+	mutex_unlock(&pib_devs_lock);
+	dev_put(dev->ndev);
+}
+
+/**
+ * pib_dev_netdev_event() - follow a netdev event on every device it carries
+ * @ndev: the netdev
+ * @event: NETDEV_* event; called under the RTNL
+ */
+void pib_dev_netdev_event(struct net_device *ndev, unsigned long event)
+{
+	struct pib_dev *dev;
+
+	mutex_lock(&pib_devs_lock);
+	list_for_each_entry(dev, &pib_devs, list) {
+		if (dev->ndev != ndev || !dev->registered)
+			continue;
+		if (event != NETDEV_UNREGISTER) {
+			pib_port_refresh(dev, true);
+			continue;
+		}
+		/* A device already going away needs no second unregister. */
+		if (ib_device_try_get(&dev->ibdev)) {
+			ib_unregister_device_queued(&dev->ibdev);
+			ib_device_put(&dev->ibdev);
+		}
+	}
+	mutex_unlock(&pib_devs_lock);
+}
+
+/**
+ * pib_dev_remove_all() - unregister every pib device (module unload)
+ *
+ * Waits for unregistrations already queued by netdev removal, so that no
+ * device callback can run once this returns.
+ */
+void pib_dev_remove_all(void)
+{
+	struct pib_dev *dev;
+
+	for (;;) {
+		mutex_lock(&pib_devs_lock);
+		dev = list_first_entry_or_null(&pib_devs, struct pib_dev, list);
+		if (dev)
+			get_device(&dev->ibdev.dev);
+		mutex_unlock(&pib_devs_lock);
+		if (!dev)
+			return;
+		ib_unregister_device(&dev->ibdev);
+		put_device(&dev->ibdev.dev);
+	}
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * module entry: the "pib" rdma link type and the netdev
+ * notifier that keeps pib devices in step with their netdevs.
+ */
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <rdma/rdma_netlink.h>
+
+#include "pib.h"
+
+static int pib_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	return pib_dev_add(ibdev_name, ndev);
+}
+
+static struct rdma_link_ops pib_link_ops = {
+	.type = "pib",
+	.newlink = pib_newlink,
+};
+
+static int pib_netdev_notify(struct notifier_block *nb, unsigned long event,
+			     void *arg)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(arg);
+
+	switch (event) {
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+	case NETDEV_UNREGISTER:
+		pib_dev_netdev_event(ndev, event);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pib_netdev_nb = {
+	.notifier_call = pib_netdev_notify,
+};
+
+static int __init pib_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&pib_netdev_nb);
+	if (err)
+		return err;
+	rdma_link_register(&pib_link_ops);
+	return 0;
+}
+
+static void __exit pib_exit(void)
+{
+	/* No new devices once the link type is gone (it waits for newlink). */
+	rdma_link_unregister(&pib_link_ops);
+	pib_dev_remove_all();
+	unregister_netdevice_notifier(&pib_netdev_nb);
+}
+
+module_init(pib_init);
+module_exit(pib_exit);
+
+MODULE_ALIAS_RDMA_LINK("pib");
+MODULE_DESCRIPTION("pib: InfiniBand HCA and fabric over any Ethernet/UDP netdev");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(PIB_DRV_VERSION);

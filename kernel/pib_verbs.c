@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * verbs entry points: device and port queries, user
+ * contexts and protection domains.
+ *
+ * Verbs whose objects pib cannot carry yet (CQ, QP, MR, ...) are left out
+ * of pib_dev_ops: the RDMA core then answers them with -EOPNOTSUPP and
+ * keeps kernel verbs consumers away from the device.
+ */
+#include <linux/sysfs.h>
+#include <rdma/ib_mad.h>
+
+#include "pib.h"
+#include "pib_abi.h"
+
+static int pib_query_device(struct ib_device *ibdev,
+			    struct ib_device_attr *attr, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibdev);
+
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = dev->guid;
+	attr->vendor_id = PIB_VENDOR_ID;
+	attr->max_pd = PIB_MAX_PD;
+	attr->max_pkeys = PIB_PKEY_TABLE_LEN;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static int pib_query_port(struct ib_device *ibdev, u32 port_num,
+			  struct ib_port_attr *attr)
+{
+	struct pib_port *port = &to_pib_dev(ibdev)->port;
+	unsigned long flags;
+
+	/* The core zeroes *attr and checks port_num. */
+	spin_lock_irqsave(&port->lock, flags);
+	attr->state = port->state;
+	attr->phys_state = port->phys_state;
+	attr->max_mtu = port->max_mtu;
+	attr->active_mtu = port->active_mtu;
+	attr->phys_mtu = ib_mtu_enum_to_int(port->max_mtu);
+	attr->port_cap_flags = port->cap_flags;
+	attr->active_width = port->width;
+	attr->active_speed = port->speed;
+	spin_unlock_irqrestore(&port->lock, flags);
+
+	attr->subnet_prefix = PIB_GID_PREFIX;
+	attr->gid_tbl_len = PIB_GID_TABLE_LEN;
+	attr->pkey_tbl_len = PIB_PKEY_TABLE_LEN;
+	attr->max_vl_num = 1;	/* VL0 only */
+	return 0;
+}
+
+static int pib_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
+			   struct ib_port_modify *props)
+{
+	struct pib_port *port = &to_pib_dev(ibdev)->port;
+	unsigned long flags;
+
+	/* Q_Key violations are not counted yet, so a reset has nothing to do. */
+	if (mask & ~IB_PORT_RESET_QKEY_CNTR)
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&port->lock, flags);
+	port->cap_flags |= props->set_port_cap_mask;
+	port->cap_flags &= ~props->clr_port_cap_mask;
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static int pib_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				  struct ib_port_immutable *immutable)
+{
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+	immutable->pkey_tbl_len = PIB_PKEY_TABLE_LEN;
+	immutable->gid_tbl_len = PIB_GID_TABLE_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static enum rdma_link_layer pib_get_link_layer(struct ib_device *ibdev,
+					       u32 port_num)
+{
+	return IB_LINK_LAYER_INFINIBAND;
+}
+
+static int pib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
+			 union ib_gid *gid)
+{
+	if (index < 0 || index >= PIB_GID_TABLE_LEN)
+		return -EINVAL;
+	gid->global.subnet_prefix = cpu_to_be64(PIB_GID_PREFIX);
+	gid->global.interface_id = to_pib_dev(ibdev)->guid;
+	return 0;
+}
+
+static int pib_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			  u16 *pkey)
+{
+	struct pib_port *port = &to_pib_dev(ibdev)->port;
+	unsigned long flags;
+
+	if (index >= PIB_PKEY_TABLE_LEN)
+		return -EINVAL;
+	spin_lock_irqsave(&port->lock, flags);
+	*pkey = port->pkeys[index];
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static void pib_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", PIB_DRV_VERSION);
+}
+
+/* A user context holds nothing of pib's own yet: the core tracks its objects. */
+static int pib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	return 0;
+}
+
+static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
+static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+
+	if (atomic_inc_return(&dev->pd_count) > PIB_MAX_PD) {
+		atomic_dec(&dev->pd_count);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	atomic_dec(&to_pib_dev(ibpd->device)->pd_count);
+	return 0;
+}
+
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", PIB_ABI_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static ssize_t netdev_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct pib_dev *dev = rdma_device_to_drv_device(device, struct pib_dev,
+							ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(dev->ndev));
+}
+static DEVICE_ATTR_RO(netdev);
+
+static struct attribute *pib_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	&dev_attr_netdev.attr,
+	NULL,
+};
+
+static const struct attribute_group pib_dev_attr_group = {
+	.attrs = pib_dev_attrs,
+};
+
+const struct ib_device_ops pib_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = PIB_UVERBS_ABI_VERSION,
+	.device_group = &pib_dev_attr_group,
+
+	.alloc_pd = pib_alloc_pd,
+	.alloc_ucontext = pib_alloc_ucontext,
+	.dealloc_driver = pib_dev_dealloc,
+	.dealloc_pd = pib_dealloc_pd,
+	.dealloc_ucontext = pib_dealloc_ucontext,
+	.get_dev_fw_str = pib_get_dev_fw_str,
+	.get_link_layer = pib_get_link_layer,
+	.get_port_immutable = pib_get_port_immutable,
+	.modify_port = pib_modify_port,
+	.query_device = pib_query_device,
+	.query_gid = pib_query_gid,
+	.query_pkey = pib_query_pkey,
+	.query_port = pib_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, pib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, pib_ucontext, ibuc),
+};

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libpib: the rdma-core userspace provider for pib devices.
+ *
+ * The kernel reports pib devices with driver_id RDMA_DRIVER_UNKNOWN, so the
+ * provider claims them by their sysfs hca_type ("pib"), or by the name
+ * prefix "pib" where hca_type cannot be read.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/driver.h>
+
+#include "../kernel/pib_abi.h"
+
+struct pib_device {
+	struct verbs_device ibv_dev;
+};
+
+struct pib_context {
+	struct verbs_context ibv_ctx;
+};
+
+static struct pib_context *to_pib_ctx(struct ibv_context *ibctx)
+{
+	return container_of(ibctx, struct pib_context, ibv_ctx.context);
+}
+
+static int pib_query_device(struct ibv_context *ctx,
+			    const struct ibv_query_device_ex_input *input,
+			    struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
+	int ret;
+
+	ret = ibv_cmd_query_device_any(ctx, input, attr, attr_size, &resp,
+				       &resp_size);
+	if (ret)
+		return ret;
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(fw >> 32) & 0xffff,
+		 (unsigned int)(fw >> 16) & 0xffff, (unsigned int)fw & 0xffff);
+	return 0;
+}
+
+static int pib_query_port(struct ibv_context *ctx, uint8_t port,
+			  struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
+}
+
+static struct ibv_pd *pib_alloc_pd(struct ibv_context *ctx)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+static int pib_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret = ibv_cmd_dealloc_pd(pd);
+
+	if (!ret)
+		free(pd);
+	return ret;
+}
+
+static void pib_free_context(struct ibv_context *ibctx)
+{
+	struct pib_context *ctx = to_pib_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static const struct verbs_context_ops pib_ctx_ops = {
+	.alloc_pd = pib_alloc_pd,
+	.dealloc_pd = pib_dealloc_pd,
+	.free_context = pib_free_context,
+	.query_device_ex = pib_query_device,
+	.query_port = pib_query_port,
+};
+
+static struct verbs_context *pib_alloc_context(struct ibv_device *ibdev,
+					       int cmd_fd, void *private_data)
+{
+	struct ib_uverbs_get_context_resp resp;
+	struct ibv_get_context cmd;
+	struct pib_context *ctx;
+
+	(void)private_data;
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
+				sizeof(resp))) {
+		verbs_uninit_context(&ctx->ibv_ctx);
+		free(ctx);
+		return NULL;
+	}
+	verbs_set_ops(&ctx->ibv_ctx, &pib_ctx_ops);
+	return &ctx->ibv_ctx;
+}
+
+/*
+ * 1 if the file at @path holds @want (and a newline), 0 if it holds
+ * something else, -1 if it cannot be read.
+ */
+static int pib_file_says(const char *path, const char *want)
+{
+	char buf[64] = "";
+	size_t len = strlen(want);
+	FILE *f = fopen(path, "r");
+	int same;
+
+	if (!f)
+		return -1;
+	same = fgets(buf, sizeof(buf), f) && !strncmp(buf, want, len) &&
+	       (buf[len] == '\n' || buf[len] == '\0');
+	fclose(f);
+	return same;
+}
+
+static bool pib_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char path[IBV_SYSFS_PATH_MAX + sizeof("/hca_type")];
+	int says;
+
+	snprintf(path, sizeof(path), "%s/hca_type", sysfs_dev->ibdev_path);
+	says = pib_file_says(path, PIB_ABI_HCA_TYPE);
+	if (says >= 0)
+		return says;
+	return !strncmp(sysfs_dev->ibdev_name, "pib", strlen("pib"));
+}
+
+static struct verbs_device *pib_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct pib_device *dev;
+
+	(void)sysfs_dev;
+	dev = calloc(1, sizeof(*dev));
+	return dev ? &dev->ibv_dev : NULL;
+}
+
+static void pib_uninit_device(struct verbs_device *verbs_device)
+{
+	free(container_of(verbs_device, struct pib_device, ibv_dev));
+}
+
+static const struct verbs_device_ops pib_dev_ops = {
+	.name = "pib",
+	.match_min_abi_version = PIB_UVERBS_ABI_VERSION,
+	.match_max_abi_version = PIB_UVERBS_ABI_VERSION,
+	.match_device = pib_match_device,
+	.alloc_device = pib_alloc_device,
+	.uninit_device = pib_uninit_device,
+	.alloc_context = pib_alloc_context,
+};
+PROVIDER_DRIVER(pib, pib_dev_ops);
