@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# initramfs.sh KVER OUT: build the guests' small busybox initramfs. It loads
+# virtio and 9p, mounts the host's / read-only under a tmpfs overlay and
+# switch_roots into tests/rig/guest (see tests/rig/init).
+set -euo pipefail
+
+kver=${1:?usage: initramfs.sh KVER OUT}
+out=${2:?usage: initramfs.sh KVER OUT}
+here=$(cd "$(dirname "$0")" && pwd)
+busybox=/bin/busybox
+[ -x "$busybox" ] && "$busybox" --list | grep -qx switch_root ||
+	{ echo "initramfs.sh: needs busybox-static (make deps)" >&2; exit 1; }
+[ -d "/lib/modules/$kver" ] ||
+	{ echo "initramfs.sh: /lib/modules/$kver missing: install linux-image-$kver" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp"/{bin,dev,proc,sys,mnt,newroot,lib/modules}
+cp "$busybox" "$tmp/bin/busybox"
+cp "$here/init" "$tmp/init"
+chmod 755 "$tmp/init"
+
+# Modules in load order, without repeats.
+: > "$tmp/modules"
+for m in virtio_pci 9pnet_virtio 9p overlay; do
+	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+done | awk '!seen[$0]++' | while read -r ko; do
+	cp "$ko" "$tmp/lib/modules/"
+	basename "$ko" >> "$tmp/modules"
+done
+
+mkdir -p "$(dirname "$out")"
+(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) > "$out.tmp"
+mv "$out.tmp" "$out"
