@@ -29,7 +29,7 @@ PROVIDER_CFLAGS := -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
-KERNEL_SRCS := $(wildcard kernel/*.c kernel/*.h) kernel/Kbuild
+KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 
 .PHONY: all kernel provider deps install test unit vmtest demo clean check-kdir
 

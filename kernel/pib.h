@@ -9,17 +9,38 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
+#include <linux/stringify.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "pib_hdr.h"
 
-#define PIB_DRV_VERSION		"0.1.0"
+#define PIB_VER_MAJOR		0
+#define PIB_VER_MINOR		1
+#define PIB_VER_SUB		0
+#define PIB_DRV_VERSION		__stringify(PIB_VER_MAJOR) "." \
+				__stringify(PIB_VER_MINOR) "." \
+				__stringify(PIB_VER_SUB)
+/* query_device's fw_ver: major, minor, sub-minor in 16-bit fields. */
+#define PIB_FW_VER		(((u64)PIB_VER_MAJOR << 32) | \
+				 (PIB_VER_MINOR << 16) | PIB_VER_SUB)
 #define PIB_PORT_NUM		1
 #define PIB_PKEY_TABLE_LEN	16
 #define PIB_GID_TABLE_LEN	1
 #define PIB_DEFAULT_PKEY	0xffff
 #define PIB_GID_PREFIX		0xfe80000000000000ULL
 #define PIB_MAX_PD		0x10000
+#define PIB_MAX_CQ		0x10000
+#define PIB_MAX_CQE		0x10000
+#define PIB_MAX_MR		0x10000
+#define PIB_MAX_AH		0x10000
+#define PIB_MAX_QP_WR		0x4000
+#define PIB_MAX_SGE		32
+/* Only the special QPs exist so far: QP0 (SMI) and QP1 (GSI). */
+#define PIB_NUM_SPECIAL_QPS	2
+#define PIB_PSN_MASK		0xffffff
+/* An MR key is its index in the device's MR table, shifted past a key byte. */
+#define PIB_MR_KEY_SHIFT	8
 /* No IEEE OUI is assigned to pib; 0 says so in query_device. */
 #define PIB_VENDOR_ID		0
 
@@ -56,7 +77,12 @@ struct pib_port {
  * @registered: registration is complete (under pib_devs_lock)
  * @guid: node, port and system image GUID
  * @port: the port's state
+ * @special_qp: QP0 and QP1, once created
+ * @mrs: memory regions by key index
  * @pd_count: protection domains allocated
+ * @cq_count: completion queues allocated
+ * @mr_count: memory regions allocated
+ * @ah_count: address handles allocated
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -66,7 +92,12 @@ struct pib_dev {
 	bool registered;
 	__be64 guid;
 	struct pib_port port;
+	struct pib_qp *special_qp[PIB_NUM_SPECIAL_QPS];
+	struct xarray mrs;
 	atomic_t pd_count;
+	atomic_t cq_count;
+	atomic_t mr_count;
+	atomic_t ah_count;
 };
 
 /**
@@ -85,9 +116,136 @@ struct pib_ucontext {
 	struct ib_ucontext ibuc;
 };
 
+/**
+ * struct pib_ah - an address handle
+ * @ibah: the RDMA core's AH; must come first
+ * @attr: the destination it was created for
+ */
+struct pib_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+};
+
+/**
+ * struct pib_mr - a memory region
+ * @ibmr: the RDMA core's MR
+ * @access: IB_ACCESS_* flags
+ */
+struct pib_mr {
+	struct ib_mr ibmr;
+	int access;
+};
+
+/* Notification state of a CQ: what the consumer armed it for. */
+enum pib_cq_notify {
+	PIB_CQ_DISARMED,
+	PIB_CQ_NEXT_COMP,
+	PIB_CQ_NEXT_SOLICITED,
+};
+
+/**
+ * struct pib_cq - a completion queue
+ * @ibcq: the RDMA core's CQ; must come first
+ * @lock: protects the ring and @notify
+ * @wc: ring of @size completions
+ * @size: ring slots (the CQ's cqe)
+ * @head: slot of the oldest completion
+ * @count: completions in the ring
+ * @notify: armed state
+ */
+struct pib_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;
+	struct ib_wc *wc;
+	u32 size;
+	u32 head;
+	u32 count;
+	enum pib_cq_notify notify;
+};
+
+/**
+ * struct pib_rwqe - a posted receive
+ * @wr_id: the consumer's id
+ * @num_sge: entries in @sge
+ * @sge: where the message goes
+ */
+struct pib_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	struct ib_sge sge[];
+};
+
+/**
+ * struct pib_rq - a receive queue: a ring of @size WQEs of @stride bytes
+ * @buf: the ring
+ * @stride: bytes per WQE
+ * @size: WQE slots
+ * @head: slot of the oldest WQE
+ * @count: WQEs posted and not consumed
+ */
+struct pib_rq {
+	u8 *buf;
+	size_t stride;
+	u32 size;
+	u32 head;
+	u32 count;
+};
+
+/**
+ * struct pib_qp - a queue pair
+ * @ibqp: the RDMA core's QP; must come first
+ * @lock: protects @state, the attributes and @rq
+ * @state: IBA QP state
+ * @sq_sig_type: whether every send completes or only signaled ones
+ * @max_send_sge: scatter/gather entries per send WR
+ * @max_recv_sge: scatter/gather entries per receive WR
+ * @pkey_index: P_Key table index
+ * @qkey: Q_Key
+ * @sq_psn: next send PSN
+ * @rq: the receive queue
+ */
+struct pib_qp {
+	struct ib_qp ibqp;
+	spinlock_t lock;
+	enum ib_qp_state state;
+	enum ib_sig_type sq_sig_type;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u16 pkey_index;
+	u32 qkey;
+	u32 sq_psn;
+	struct pib_rq rq;
+};
+
 static inline struct pib_dev *to_pib_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct pib_dev, ibdev);
+}
+
+static inline struct pib_cq *to_pib_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct pib_cq, ibcq);
+}
+
+static inline struct pib_qp *to_pib_qp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct pib_qp, ibqp);
+}
+
+/**
+ * pib_res_get() - count one more object against a device limit
+ * @count: the device's counter for this kind of object
+ * @max: the limit advertised in query_device
+ *
+ * Return: 0, or -ENOMEM with @count unchanged if the limit is reached.
+ */
+static inline int pib_res_get(atomic_t *count, int max)
+{
+	if (atomic_inc_return(count) > max) {
+		atomic_dec(count);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* pib_dev.c: device lifetime and port state */
@@ -95,6 +253,25 @@ int pib_dev_add(const char *name, struct net_device *ndev);
 void pib_dev_remove_all(void);
 void pib_dev_netdev_event(struct net_device *ndev, unsigned long event);
 void pib_dev_dealloc(struct ib_device *ibdev);
+
+/* pib_cq.c: completion queues */
+int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct ib_udata *udata);
+int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int pib_cq_push(struct pib_cq *cq, const struct ib_wc *wc, bool solicited);
+
+/* pib_qp.c: queue pairs */
+int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		  struct ib_udata *udata);
+int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_udata *udata);
+int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr);
+int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		  const struct ib_send_wr **bad_wr);
 
 /* pib_verbs.c: verbs entry points */
 extern const struct ib_device_ops pib_dev_ops;

@@ -136,6 +136,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	dev->index = index;
 	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
 	pib_port_init(&dev->port);
+	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -153,6 +154,7 @@ static void pib_dev_free(struct pib_dev *dev)
 	mutex_lock(&pib_devs_lock);
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
+	xa_destroy(&dev->mrs);
 	dev_put(dev->ndev);
 	ib_dealloc_device(&dev->ibdev);
 }
@@ -261,6 +263,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	mutex_lock(&pib_devs_lock);
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
+	xa_destroy(&dev->mrs);
 	dev_put(dev->ndev);
 }
 

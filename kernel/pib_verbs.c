@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * verbs entry points: device and port queries, user
- * contexts and protection domains.
+ * Verbs entry points: device and port queries, user contexts, protection
+ * domains, address handles and memory regions.
  *
- * Verbs whose objects pib cannot carry yet (CQ, QP, MR, ...) are left out
- * of pib_dev_ops: the RDMA core then answers them with -EOPNOTSUPP and
- * keeps kernel verbs consumers away from the device.
+ * Verbs whose objects pib cannot carry yet (SRQ, MW, ...) are left out of
+ * pib_dev_ops, so the RDMA core answers them with -EOPNOTSUPP; user memory
+ * registration answers -EOPNOTSUPP itself until the data path exists.
  */
 #include <linux/sysfs.h>
 #include <rdma/ib_mad.h>
@@ -23,7 +23,18 @@ static int pib_query_device(struct ib_device *ibdev,
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = dev->guid;
 	attr->vendor_id = PIB_VENDOR_ID;
+	attr->fw_ver = PIB_FW_VER;
+	attr->max_mr_size = U64_MAX;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = PIB_NUM_SPECIAL_QPS;
+	attr->max_qp_wr = PIB_MAX_QP_WR;
+	attr->max_send_sge = PIB_MAX_SGE;
+	attr->max_recv_sge = PIB_MAX_SGE;
+	attr->max_cq = PIB_MAX_CQ;
+	attr->max_cqe = PIB_MAX_CQE;
+	attr->max_mr = PIB_MAX_MR;
 	attr->max_pd = PIB_MAX_PD;
+	attr->max_ah = PIB_MAX_AH;
 	attr->max_pkeys = PIB_PKEY_TABLE_LEN;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -51,6 +62,8 @@ static int pib_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->gid_tbl_len = PIB_GID_TABLE_LEN;
 	attr->pkey_tbl_len = PIB_PKEY_TABLE_LEN;
 	attr->max_vl_num = 1;	/* VL0 only */
+	/* Only MADs travel so far: one 256-byte UD message at most. */
+	attr->max_msg_sz = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -112,7 +125,8 @@ static int pib_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 
 static void pib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%s", PIB_DRV_VERSION);
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%d.%d.%d", PIB_VER_MAJOR,
+		 PIB_VER_MINOR, PIB_VER_SUB);
 }
 
 /* A user context holds nothing of pib's own yet: the core tracks its objects. */
@@ -127,18 +141,83 @@ static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
 
 static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct pib_dev *dev = to_pib_dev(ibpd->device);
-
-	if (atomic_inc_return(&dev->pd_count) > PIB_MAX_PD) {
-		atomic_dec(&dev->pd_count);
-		return -ENOMEM;
-	}
-	return 0;
+	return pib_res_get(&to_pib_dev(ibpd->device)->pd_count, PIB_MAX_PD);
 }
 
 static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	atomic_dec(&to_pib_dev(ibpd->device)->pd_count);
+	return 0;
+}
+
+static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+			 struct ib_udata *udata)
+{
+	struct pib_ah *ah = container_of(ibah, struct pib_ah, ibah);
+	struct rdma_ah_attr *attr = init->ah_attr;
+
+	if (attr->type != RDMA_AH_ATTR_TYPE_IB ||
+	    rdma_ah_get_port_num(attr) != PIB_PORT_NUM)
+		return -EINVAL;
+	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(attr)->sgid_index >= PIB_GID_TABLE_LEN)
+		return -EINVAL;
+	ah->attr = *attr;
+	return pib_res_get(&to_pib_dev(ibah->device)->ah_count, PIB_MAX_AH);
+}
+
+static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	atomic_dec(&to_pib_dev(ibah->device)->ah_count);
+	return 0;
+}
+
+/* A DMA MR covers all of memory; its lkey is what kernel consumers use. */
+static struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+	struct pib_mr *mr;
+	u32 index;
+	int err;
+
+	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto out_count;
+	}
+	err = xa_alloc(&dev->mrs, &index, mr,
+		       XA_LIMIT(1, U32_MAX >> PIB_MR_KEY_SHIFT), GFP_KERNEL);
+	if (err)
+		goto out_free;
+	mr->access = access;
+	mr->ibmr.lkey = index << PIB_MR_KEY_SHIFT;
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return &mr->ibmr;
+
+out_free:
+	kfree(mr);
+out_count:
+	atomic_dec(&dev->mr_count);
+	return ERR_PTR(err);
+}
+
+static struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				     u64 virt_addr, int access,
+				     struct ib_udata *udata)
+{
+	return ERR_PTR(-EOPNOTSUPP);	/* comes with the data path */
+}
+
+static int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibmr->device);
+
+	xa_erase(&dev->mrs, ibmr->lkey >> PIB_MR_KEY_SHIFT);
+	kfree(container_of(ibmr, struct pib_mr, ibmr));
+	atomic_dec(&dev->mr_count);
 	return 0;
 }
 
@@ -177,18 +256,35 @@ const struct ib_device_ops pib_dev_ops = {
 
 	.alloc_pd = pib_alloc_pd,
 	.alloc_ucontext = pib_alloc_ucontext,
+	.create_ah = pib_create_ah,
+	.create_cq = pib_create_cq,
+	.create_qp = pib_create_qp,
 	.dealloc_driver = pib_dev_dealloc,
 	.dealloc_pd = pib_dealloc_pd,
 	.dealloc_ucontext = pib_dealloc_ucontext,
+	.dereg_mr = pib_dereg_mr,
+	.destroy_ah = pib_destroy_ah,
+	.destroy_cq = pib_destroy_cq,
+	.destroy_qp = pib_destroy_qp,
 	.get_dev_fw_str = pib_get_dev_fw_str,
+	.get_dma_mr = pib_get_dma_mr,
 	.get_link_layer = pib_get_link_layer,
 	.get_port_immutable = pib_get_port_immutable,
 	.modify_port = pib_modify_port,
+	.modify_qp = pib_modify_qp,
+	.poll_cq = pib_poll_cq,
+	.post_recv = pib_post_recv,
+	.post_send = pib_post_send,
 	.query_device = pib_query_device,
 	.query_gid = pib_query_gid,
 	.query_pkey = pib_query_pkey,
 	.query_port = pib_query_port,
+	.reg_user_mr = pib_reg_user_mr,
+	.req_notify_cq = pib_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, pib_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, pib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, pib_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, pib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, pib_ucontext, ibuc),
 };

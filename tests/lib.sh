@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Helpers for scenario scripts (sourced inside a test guest). Each check
+# prints "ok - what" or "FAIL - what" with the evidence; a scenario exits
+# non-zero if any check failed (pib_done).
+
+pib_failures=0
+
+ok() { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; pib_failures=$((pib_failures + 1)); }
+
+# check WHAT CMD...: CMD must succeed.
+check() {
+	local what=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$what"
+	else
+		fail "$what: '$*' failed: $out"
+	fi
+}
+
+# check_fails WHAT ERRTEXT CMD...: CMD must fail and say ERRTEXT.
+check_fails() {
+	local what=$1 want=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		fail "$what: '$*' succeeded: $out"
+	elif ! grep -qi -- "$want" <<<"$out"; then
+		fail "$what: '$*' failed without '$want': $out"
+	else
+		ok "$what"
+	fi
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
+}
+
+# expect_match WHAT TEXT REGEX (extended regex, multi-line text)
+expect_match() {
+	if grep -Eq -- "$3" <<<"$2"; then
+		ok "$1"
+	else
+		fail "$1: no /$3/ in:"
+		sed 's/^/    /' <<<"$2"
+	fi
+}
+
+# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.2
+	done
+}
+
+# pib_install: install pib the way a user does (make install), and load the
+# RDMA modules that udev would load on a real host.
+pib_install() {
+	make -s -C "$PIB_SRC" install >/dev/null || { fail "make install"; pib_done; }
+	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
+}
+
+# port_attr DEV NAME: one port attribute from sysfs (state, phys_state, ...).
+port_attr() { cat "/sys/class/infiniband/$1/ports/1/$2"; }
+
+# ib_devs: RDMA devices that exist now, one per line.
+ib_devs() { ls /sys/class/infiniband 2>/dev/null; }
+
+# barrier NAME: wait until every host of the LAN reached NAME.
+barrier() {
+	local i
+	touch "$PIB_RESULTS/barrier.$1.$PIB_HOST"
+	for i in $(seq "$PIB_HOSTS"); do
+		wait_for 300 test -e "$PIB_RESULTS/barrier.$1.$i" ||
+			{ fail "barrier $1: host$i never came"; pib_done; }
+	done
+}
+
+pib_done() {
+	if [ "$pib_failures" = 0 ]; then
+		echo "PASS: $(basename "$PIB_SCENARIO")"
+		exit 0
+	fi
+	echo "FAILED: $pib_failures check(s) in $(basename "$PIB_SCENARIO")"
+	exit 1
+}
