@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# deps.sh: install the Debian packages that building pib, its tests and its
+# demo need. Does nothing when all are installed.
+set -euo pipefail
+
+pkgs=(
+	# build: kernel module against Debian's kernel, provider against rdma-core
+	gcc make binutils linux-headers-amd64 libibverbs-dev libibumad-dev
+	librdmacm-dev cmake pkg-config libnl-3-dev libnl-route-3-dev python3
+	dpkg-dev
+	# test rig: Debian's kernel under QEMU on a vde LAN
+	linux-image-amd64 qemu-system-x86 vde2 busybox-static cpio gzip kmod
+	# what runs inside the guests
+	iproute2 ethtool rdma-core ibverbs-utils ibverbs-providers
+	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && { echo "deps: all ${#pkgs[@]} packages installed"; exit 0; }
+
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
+echo "deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests of pib_hdr.h: MTU, GUID and link rate rules. */
+#include "pib_hdr.h"
+#include "unit.h"
+
+static void test_mtu_bytes(void)
+{
+	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_256), 256);
+	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_1024), 1024);
+	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_4096), 4096);
+	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_INVALID), 0);
+	CHECK_EQ(pib_ib_mtu_bytes((enum pib_ib_mtu)6), 0);
+}
+
+static void test_mtu_for_netdev(void)
+{
+	unsigned int min = 256 + PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD;
+	unsigned int m;
+
+	/* The brief's examples. */
+	CHECK_EQ(pib_ib_mtu_for_netdev(1500), PIB_IB_MTU_1024);
+	CHECK_EQ(pib_ib_mtu_for_netdev(9000), PIB_IB_MTU_4096);
+	CHECK_EQ(pib_ib_mtu_for_netdev(65536), PIB_IB_MTU_4096);
+	/* The smallest netdev that can carry IB, and one byte less. */
+	CHECK_EQ(pib_ib_mtu_for_netdev(min), PIB_IB_MTU_256);
+	CHECK_EQ(pib_ib_mtu_for_netdev(min - 1), PIB_IB_MTU_INVALID);
+	CHECK_EQ(pib_ib_mtu_for_netdev(0), PIB_IB_MTU_INVALID);
+	CHECK_EQ(pib_ib_mtu_for_netdev(68), PIB_IB_MTU_INVALID);
+	/* Every chosen MTU fits with its framing; the next one up does not. */
+	for (m = min; m <= 9000; m++) {
+		enum pib_ib_mtu mtu = pib_ib_mtu_for_netdev(m);
+		unsigned int need = pib_ib_mtu_bytes(mtu) + PIB_IB_MAX_FRAMING +
+				    PIB_UDP_IPV4_OVERHEAD;
+
+		if (need > m || (mtu < PIB_IB_MTU_4096 &&
+				 need + pib_ib_mtu_bytes(mtu) <= m)) {
+			CHECK(!"MTU rule broken");
+			fprintf(stderr, "  netdev MTU %u -> IB MTU code %d\n", m, mtu);
+			break;
+		}
+	}
+}
+
+static void test_guid(void)
+{
+	const __u8 mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x00, 0x01 };
+	const __u8 zero[6] = { 0 };
+	const __u8 local[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee };
+	unsigned int i, j;
+
+	/* Modified EUI-64: U/L bit flipped, FF:FE inserted. */
+	CHECK_EQ(pib_guid_from_mac(mac, 0), 0x505400fffe990001ULL);
+	CHECK_EQ(pib_guid_from_mac(mac, 1), 0x505400fefe990001ULL);
+	CHECK_EQ(pib_guid_from_mac(zero, 0), 0x020000fffe000000ULL);
+	CHECK_EQ(pib_guid_from_mac(local, 0), 0x00aabbfffeccddeeULL);
+	/* Stable: the same inputs give the same GUID. */
+	CHECK_EQ(pib_guid_from_mac(mac, 5), pib_guid_from_mac(mac, 5));
+	/* Distinct for every device index on one netdev. */
+	for (i = 0; i < PIB_MAX_DEVS_PER_NETDEV; i++)
+		for (j = i + 1; j < PIB_MAX_DEVS_PER_NETDEV; j++)
+			if (pib_guid_from_mac(mac, i) == pib_guid_from_mac(mac, j))
+				CHECK(!"two devices share a GUID");
+}
+
+static void test_rates(void)
+{
+	const struct pib_ib_rate *r;
+	unsigned int i;
+
+	r = pib_ib_rate_for_mbps(0);
+	CHECK_EQ(r->mbps, PIB_DEFAULT_MBPS);
+	r = pib_ib_rate_for_mbps(100000);
+	CHECK_EQ(r->width, PIB_IB_WIDTH_4X);
+	CHECK_EQ(r->speed, PIB_IB_SPEED_EDR);
+	r = pib_ib_rate_for_mbps(25000);
+	CHECK_EQ(r->width, PIB_IB_WIDTH_1X);
+	CHECK_EQ(r->speed, PIB_IB_SPEED_EDR);
+	r = pib_ib_rate_for_mbps(1000);	/* slower than any IB link */
+	CHECK_EQ(r->mbps, 2500);
+	r = pib_ib_rate_for_mbps(0xffffffffu);
+	CHECK_EQ(r->speed, PIB_IB_SPEED_NDR);
+	/* The table runs fastest first, and every rate is valid. */
+	for (i = 0; i < PIB_IB_NUM_RATES; i++) {
+		CHECK(pib_ib_rates[i].width && pib_ib_rates[i].speed);
+		if (i)
+			CHECK(pib_ib_rates[i].mbps < pib_ib_rates[i - 1].mbps);
+	}
+}
+
+int main(void)
+{
+	test_mtu_bytes();
+	test_mtu_for_netdev();
+	test_guid();
+	test_rates();
+	return unit_done("test_hdr");
+}
