@@ -139,6 +139,15 @@ static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device goes away under an open context: nothing of pib's is mapped
+ * into the process yet, so there is nothing to revoke, and the core can let
+ * the unregistration finish without waiting for the process to exit.
+ */
+static void pib_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	return pib_res_get(&to_pib_dev(ibpd->device)->pd_count, PIB_MAX_PD);
@@ -263,6 +272,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.dealloc_pd = pib_dealloc_pd,
 	.dealloc_ucontext = pib_dealloc_ucontext,
 	.dereg_mr = pib_dereg_mr,
+	.disassociate_ucontext = pib_disassociate_ucontext,
 	.destroy_ah = pib_destroy_ah,
 	.destroy_cq = pib_destroy_cq,
 	.destroy_qp = pib_destroy_qp,

@@ -140,6 +140,26 @@ check "ib_ipoib unloads" modprobe -r ib_ipoib
 check "rdma link delete pibeth0" rdma link delete pibeth0
 expect_eq "no pib device left" "$(ib_devs)" ""
 
+# Removal does not wait for processes that hold the device open: they get
+# IBV_EVENT_DEVICE_FATAL (uverbs) or an error (umad).
+rdma link add pibo0 type pib netdev eth0
+stdbuf -oL ibv_asyncwatch -d pibo0 > /tmp/fatal 2>&1 &
+watch=$!
+exec 8<>/dev/infiniband/umad0
+sleep 1
+check "rdma link delete with uverbs and umad open" timeout 20 rdma link delete pibo0
+wait_for 10 grep -q IBV_EVENT_DEVICE_FATAL /tmp/fatal
+expect_match "open context gets DEVICE_FATAL" "$(cat /tmp/fatal)" IBV_EVENT_DEVICE_FATAL
+exec 8>&-
+kill $watch 2>/dev/null
+rdma link add pibo0 type pib netdev eth0
+stdbuf -oL ibv_asyncwatch -d pibo0 > /tmp/fatal 2>&1 &
+watch=$!
+sleep 1
+check "modprobe -r pib with a context open" timeout 20 modprobe -r pib
+kill $watch 2>/dev/null
+modprobe pib
+
 # Unloading with devices present removes them; load/unload cycles.
 rdma link add pibeth0 type pib netdev eth0
 rdma link add piblo0 type pib netdev lo
