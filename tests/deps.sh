@@ -12,7 +12,7 @@ pkgs=(
 	# test rig: Debian's kernel under QEMU on a vde LAN
 	linux-image-amd64 qemu-system-x86 vde2 busybox-static cpio gzip kmod
 	# what runs inside the guests
-	iproute2 ethtool rdma-core ibverbs-utils ibverbs-providers
+	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
 )
 

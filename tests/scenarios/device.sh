@@ -106,7 +106,12 @@ check_fails "tun netdev (no Ethernet)" "not supported" rdma link add pibx type p
 ip link add dummy9 mtu 300 type dummy
 check_fails "netdev MTU too small" "Invalid argument" rdma link add pibx type pib netdev dummy9
 ip link del tun9
+ip link set dummy9 mtu 1500
+for i in $(seq 0 63); do rdma link add "pibm$i" type pib netdev dummy9 || break; done
+expect_eq "64 devices on one netdev" "$(ls /sys/class/infiniband | grep -c '^pibm')" 64
+check_fails "a 65th device on one netdev" "No space left" rdma link add pibx type pib netdev dummy9
 ip link del dummy9
+check "deleting dummy9 removes its 64 devices" wait_for 30 sh -c '! ls /sys/class/infiniband | grep -q ^pibm'
 expect_eq "failed adds leave no device" "$(ib_devs)" "$before"
 
 # Removing the netdev removes its devices (dummy and veth).
