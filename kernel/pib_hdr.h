@@ -160,4 +160,603 @@ static inline const struct pib_ib_rate *pib_ib_rate_for_mbps(__u32 mbps)
 	return &pib_ib_rates[i];
 }
 
+/*
+ * Packets. Each UDP datagram carries one IB packet exactly as on an IB
+ * wire: LRH, optional GRH, BTH, extension headers, payload, pad, ICRC,
+ * VCRC. Header fields are big-endian. The CRCs are computed bit-reflected
+ * (as Ethernet's FCS) and stored least significant byte first.
+ */
+#define PIB_LRH_LEN		8
+#define PIB_GRH_LEN		40
+#define PIB_BTH_LEN		12
+#define PIB_ICRC_LEN		4
+#define PIB_VCRC_LEN		2
+#define PIB_MAX_PAYLOAD		4096
+#define PIB_MAX_PKT_LEN		(PIB_IB_MAX_FRAMING + PIB_MAX_PAYLOAD)
+#define PIB_GRH_IP_VERSION	6
+#define PIB_GRH_NEXT_HDR_BTH	0x1b
+#define PIB_BTH_TVER		0
+
+static inline __u16 pib_get16(const __u8 *p)
+{
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+static inline __u32 pib_get24(const __u8 *p)
+{
+	return (__u32)p[0] << 16 | (__u32)p[1] << 8 | p[2];
+}
+
+static inline __u32 pib_get32(const __u8 *p)
+{
+	return (__u32)p[0] << 24 | pib_get24(p + 1);
+}
+
+static inline void pib_put16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void pib_put24(__u8 *p, __u32 v)
+{
+	p[0] = v >> 16;
+	p[1] = v >> 8;
+	p[2] = v;
+}
+
+static inline void pib_put32(__u8 *p, __u32 v)
+{
+	p[0] = v >> 24;
+	pib_put24(p + 1, v);
+}
+
+/* LRH.LNH: what follows the LRH. */
+enum pib_lnh {
+	PIB_LNH_RAW = 0,
+	PIB_LNH_IP = 1,
+	PIB_LNH_IBA_LOCAL = 2,
+	PIB_LNH_IBA_GLOBAL = 3,
+};
+
+/**
+ * struct pib_lrh - Local Route Header, host order
+ * @vl: virtual lane
+ * @lver: link version (0)
+ * @sl: service level
+ * @lnh: enum pib_lnh
+ * @dlid: destination LID
+ * @pkt_len: 4-byte words from the LRH through the ICRC (VCRC excluded)
+ * @slid: source LID
+ */
+struct pib_lrh {
+	__u8 vl;
+	__u8 lver;
+	__u8 sl;
+	__u8 lnh;
+	__u16 dlid;
+	__u16 pkt_len;
+	__u16 slid;
+};
+
+static inline void pib_lrh_pack(__u8 *p, const struct pib_lrh *h)
+{
+	p[0] = h->vl << 4 | (h->lver & 0xf);
+	p[1] = h->sl << 4 | (h->lnh & 0x3);
+	pib_put16(p + 2, h->dlid);
+	pib_put16(p + 4, h->pkt_len & 0x7ff);
+	pib_put16(p + 6, h->slid);
+}
+
+static inline void pib_lrh_unpack(const __u8 *p, struct pib_lrh *h)
+{
+	h->vl = p[0] >> 4;
+	h->lver = p[0] & 0xf;
+	h->sl = p[1] >> 4;
+	h->lnh = p[1] & 0x3;
+	h->dlid = pib_get16(p + 2);
+	h->pkt_len = pib_get16(p + 4) & 0x7ff;
+	h->slid = pib_get16(p + 6);
+}
+
+/**
+ * struct pib_grh - Global Route Header, host order
+ * @ip_ver: 6
+ * @tclass: traffic class
+ * @flow_label: 20-bit flow label
+ * @pay_len: bytes after the GRH, through the ICRC
+ * @next_hdr: 0x1b (BTH)
+ * @hop_limit: hop limit
+ * @sgid: source GID, as on the wire
+ * @dgid: destination GID, as on the wire
+ */
+struct pib_grh {
+	__u8 ip_ver;
+	__u8 tclass;
+	__u32 flow_label;
+	__u16 pay_len;
+	__u8 next_hdr;
+	__u8 hop_limit;
+	__u8 sgid[16];
+	__u8 dgid[16];
+};
+
+static inline void pib_grh_pack(__u8 *p, const struct pib_grh *h)
+{
+	pib_put32(p, (__u32)h->ip_ver << 28 | (__u32)h->tclass << 20 |
+		  (h->flow_label & 0xfffff));
+	pib_put16(p + 4, h->pay_len);
+	p[6] = h->next_hdr;
+	p[7] = h->hop_limit;
+	__builtin_memcpy(p + 8, h->sgid, 16);
+	__builtin_memcpy(p + 24, h->dgid, 16);
+}
+
+static inline void pib_grh_unpack(const __u8 *p, struct pib_grh *h)
+{
+	__u32 w = pib_get32(p);
+
+	h->ip_ver = w >> 28;
+	h->tclass = w >> 20;
+	h->flow_label = w & 0xfffff;
+	h->pay_len = pib_get16(p + 4);
+	h->next_hdr = p[6];
+	h->hop_limit = p[7];
+	__builtin_memcpy(h->sgid, p + 8, 16);
+	__builtin_memcpy(h->dgid, p + 24, 16);
+}
+
+/**
+ * struct pib_bth - Base Transport Header, host order
+ * @opcode: IBA opcode (enum pib_opcode)
+ * @se: solicited event
+ * @mig: migration state
+ * @pad: pad bytes after the payload (0..3)
+ * @tver: transport header version (0)
+ * @pkey: partition key
+ * @dest_qp: 24-bit destination QP
+ * @ack_req: acknowledge request
+ * @psn: 24-bit packet sequence number
+ */
+struct pib_bth {
+	__u8 opcode;
+	__u8 se;
+	__u8 mig;
+	__u8 pad;
+	__u8 tver;
+	__u16 pkey;
+	__u32 dest_qp;
+	__u8 ack_req;
+	__u32 psn;
+};
+
+static inline void pib_bth_pack(__u8 *p, const struct pib_bth *h)
+{
+	p[0] = h->opcode;
+	p[1] = !!h->se << 7 | !!h->mig << 6 | (h->pad & 3) << 4 |
+	       (h->tver & 0xf);
+	pib_put16(p + 2, h->pkey);
+	p[4] = 0;
+	pib_put24(p + 5, h->dest_qp);
+	p[8] = !!h->ack_req << 7;
+	pib_put24(p + 9, h->psn);
+}
+
+static inline void pib_bth_unpack(const __u8 *p, struct pib_bth *h)
+{
+	h->opcode = p[0];
+	h->se = p[1] >> 7;
+	h->mig = (p[1] >> 6) & 1;
+	h->pad = (p[1] >> 4) & 3;
+	h->tver = p[1] & 0xf;
+	h->pkey = pib_get16(p + 2);
+	h->dest_qp = pib_get24(p + 5);
+	h->ack_req = p[8] >> 7;
+	h->psn = pib_get24(p + 9);
+}
+
+/* Extension headers that may follow the BTH, in wire order. */
+enum pib_ext {
+	PIB_EXT_DETH = 1 << 0,		/* 8: Q_Key, source QP */
+	PIB_EXT_RETH = 1 << 1,		/* 16: VA, R_Key, DMA length */
+	PIB_EXT_ATOMICETH = 1 << 2,	/* 28: VA, R_Key, swap/add, compare */
+	PIB_EXT_AETH = 1 << 3,		/* 4: syndrome, MSN */
+	PIB_EXT_ATOMICACKETH = 1 << 4,	/* 8: original remote data */
+	PIB_EXT_IMMDT = 1 << 5,		/* 4: immediate data */
+	PIB_EXT_IETH = 1 << 6,		/* 4: R_Key to invalidate */
+	PIB_EXT_PAYLOAD = 1 << 7,	/* not a header: the packet has payload */
+};
+
+#define PIB_DETH_LEN		8
+#define PIB_RETH_LEN		16
+#define PIB_ATOMICETH_LEN	28
+#define PIB_AETH_LEN		4
+#define PIB_ATOMICACKETH_LEN	8
+#define PIB_IMMDT_LEN		4
+#define PIB_IETH_LEN		4
+
+/* Length of the extension headers that @ext (enum pib_ext) names. */
+static inline unsigned int pib_ext_len(unsigned int ext)
+{
+	return (ext & PIB_EXT_DETH ? PIB_DETH_LEN : 0) +
+	       (ext & PIB_EXT_RETH ? PIB_RETH_LEN : 0) +
+	       (ext & PIB_EXT_ATOMICETH ? PIB_ATOMICETH_LEN : 0) +
+	       (ext & PIB_EXT_AETH ? PIB_AETH_LEN : 0) +
+	       (ext & PIB_EXT_ATOMICACKETH ? PIB_ATOMICACKETH_LEN : 0) +
+	       (ext & PIB_EXT_IMMDT ? PIB_IMMDT_LEN : 0) +
+	       (ext & PIB_EXT_IETH ? PIB_IETH_LEN : 0);
+}
+
+/* BTH opcodes pib knows (IBA 9.2, Table 38): RC, UC and UD. */
+enum pib_opcode {
+	PIB_OP_RC_SEND_FIRST = 0x00,
+	PIB_OP_RC_SEND_MIDDLE = 0x01,
+	PIB_OP_RC_SEND_LAST = 0x02,
+	PIB_OP_RC_SEND_LAST_IMM = 0x03,
+	PIB_OP_RC_SEND_ONLY = 0x04,
+	PIB_OP_RC_SEND_ONLY_IMM = 0x05,
+	PIB_OP_RC_WRITE_FIRST = 0x06,
+	PIB_OP_RC_WRITE_MIDDLE = 0x07,
+	PIB_OP_RC_WRITE_LAST = 0x08,
+	PIB_OP_RC_WRITE_LAST_IMM = 0x09,
+	PIB_OP_RC_WRITE_ONLY = 0x0a,
+	PIB_OP_RC_WRITE_ONLY_IMM = 0x0b,
+	PIB_OP_RC_READ_REQUEST = 0x0c,
+	PIB_OP_RC_READ_RESPONSE_FIRST = 0x0d,
+	PIB_OP_RC_READ_RESPONSE_MIDDLE = 0x0e,
+	PIB_OP_RC_READ_RESPONSE_LAST = 0x0f,
+	PIB_OP_RC_READ_RESPONSE_ONLY = 0x10,
+	PIB_OP_RC_ACKNOWLEDGE = 0x11,
+	PIB_OP_RC_ATOMIC_ACKNOWLEDGE = 0x12,
+	PIB_OP_RC_COMPARE_SWAP = 0x13,
+	PIB_OP_RC_FETCH_ADD = 0x14,
+	PIB_OP_RC_SEND_LAST_INV = 0x16,
+	PIB_OP_RC_SEND_ONLY_INV = 0x17,
+	PIB_OP_UC_SEND_FIRST = 0x20,
+	PIB_OP_UC_SEND_MIDDLE = 0x21,
+	PIB_OP_UC_SEND_LAST = 0x22,
+	PIB_OP_UC_SEND_LAST_IMM = 0x23,
+	PIB_OP_UC_SEND_ONLY = 0x24,
+	PIB_OP_UC_SEND_ONLY_IMM = 0x25,
+	PIB_OP_UC_WRITE_FIRST = 0x26,
+	PIB_OP_UC_WRITE_MIDDLE = 0x27,
+	PIB_OP_UC_WRITE_LAST = 0x28,
+	PIB_OP_UC_WRITE_LAST_IMM = 0x29,
+	PIB_OP_UC_WRITE_ONLY = 0x2a,
+	PIB_OP_UC_WRITE_ONLY_IMM = 0x2b,
+	PIB_OP_UD_SEND_ONLY = 0x64,
+	PIB_OP_UD_SEND_ONLY_IMM = 0x65,
+};
+
+#define PIB_OP_VALID		0x100	/* in pib_opcode_rules: a known opcode */
+#define PIB_OP_P		PIB_EXT_PAYLOAD
+#define PIB_OP_IMM		(PIB_EXT_PAYLOAD | PIB_EXT_IMMDT)
+
+/*
+ * What each opcode carries: PIB_OP_VALID plus its extension headers
+ * (enum pib_ext) and whether it has payload. Unknown opcodes are 0.
+ */
+static const unsigned short pib_opcode_rules[256] = {
+	[PIB_OP_RC_SEND_FIRST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_SEND_MIDDLE] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_SEND_LAST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_SEND_LAST_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_RC_SEND_ONLY] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_SEND_ONLY_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_RC_WRITE_FIRST] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_RETH,
+	[PIB_OP_RC_WRITE_MIDDLE] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_WRITE_LAST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_WRITE_LAST_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_RC_WRITE_ONLY] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_RETH,
+	[PIB_OP_RC_WRITE_ONLY_IMM] = PIB_OP_VALID | PIB_OP_IMM | PIB_EXT_RETH,
+	[PIB_OP_RC_READ_REQUEST] = PIB_OP_VALID | PIB_EXT_RETH,
+	[PIB_OP_RC_READ_RESPONSE_FIRST] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_AETH,
+	[PIB_OP_RC_READ_RESPONSE_MIDDLE] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_RC_READ_RESPONSE_LAST] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_AETH,
+	[PIB_OP_RC_READ_RESPONSE_ONLY] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_AETH,
+	[PIB_OP_RC_ACKNOWLEDGE] = PIB_OP_VALID | PIB_EXT_AETH,
+	[PIB_OP_RC_ATOMIC_ACKNOWLEDGE] = PIB_OP_VALID | PIB_EXT_AETH |
+					 PIB_EXT_ATOMICACKETH,
+	[PIB_OP_RC_COMPARE_SWAP] = PIB_OP_VALID | PIB_EXT_ATOMICETH,
+	[PIB_OP_RC_FETCH_ADD] = PIB_OP_VALID | PIB_EXT_ATOMICETH,
+	[PIB_OP_RC_SEND_LAST_INV] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_IETH,
+	[PIB_OP_RC_SEND_ONLY_INV] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_IETH,
+	[PIB_OP_UC_SEND_FIRST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_SEND_MIDDLE] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_SEND_LAST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_SEND_LAST_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_UC_SEND_ONLY] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_SEND_ONLY_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_UC_WRITE_FIRST] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_RETH,
+	[PIB_OP_UC_WRITE_MIDDLE] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_WRITE_LAST] = PIB_OP_VALID | PIB_OP_P,
+	[PIB_OP_UC_WRITE_LAST_IMM] = PIB_OP_VALID | PIB_OP_IMM,
+	[PIB_OP_UC_WRITE_ONLY] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_RETH,
+	[PIB_OP_UC_WRITE_ONLY_IMM] = PIB_OP_VALID | PIB_OP_IMM | PIB_EXT_RETH,
+	[PIB_OP_UD_SEND_ONLY] = PIB_OP_VALID | PIB_OP_P | PIB_EXT_DETH,
+	[PIB_OP_UD_SEND_ONLY_IMM] = PIB_OP_VALID | PIB_OP_IMM | PIB_EXT_DETH,
+};
+
+/*
+ * CRC-32 as crc32_le() computes it: bit-reflected polynomial 0x04C11DB7, no
+ * pre- or post-inversion. The kernel uses its optimized crc32_le() instead
+ * (PIB_CRC32_LE, defined before this header); the results are the same.
+ */
+static inline __u32 pib_crc32_le_bitwise(__u32 crc, const __u8 *p,
+					 unsigned int len)
+{
+	unsigned int k;
+
+	while (len--) {
+		crc ^= *p++;
+		for (k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xedb88320u & -(crc & 1));
+	}
+	return crc;
+}
+
+#ifndef PIB_CRC32_LE
+#define PIB_CRC32_LE pib_crc32_le_bitwise
+#endif
+
+/* VCRC: CRC-16, polynomial 0x100B bit-reflected (0xD008), byte table. */
+static const __u16 pib_vcrc_table[256] = {
+	0x0000, 0x1ba1, 0x3742, 0x2ce3, 0x6e84, 0x7525, 0x59c6, 0x4267,
+	0xdd08, 0xc6a9, 0xea4a, 0xf1eb, 0xb38c, 0xa82d, 0x84ce, 0x9f6f,
+	0x1a01, 0x01a0, 0x2d43, 0x36e2, 0x7485, 0x6f24, 0x43c7, 0x5866,
+	0xc709, 0xdca8, 0xf04b, 0xebea, 0xa98d, 0xb22c, 0x9ecf, 0x856e,
+	0x3402, 0x2fa3, 0x0340, 0x18e1, 0x5a86, 0x4127, 0x6dc4, 0x7665,
+	0xe90a, 0xf2ab, 0xde48, 0xc5e9, 0x878e, 0x9c2f, 0xb0cc, 0xab6d,
+	0x2e03, 0x35a2, 0x1941, 0x02e0, 0x4087, 0x5b26, 0x77c5, 0x6c64,
+	0xf30b, 0xe8aa, 0xc449, 0xdfe8, 0x9d8f, 0x862e, 0xaacd, 0xb16c,
+	0x6804, 0x73a5, 0x5f46, 0x44e7, 0x0680, 0x1d21, 0x31c2, 0x2a63,
+	0xb50c, 0xaead, 0x824e, 0x99ef, 0xdb88, 0xc029, 0xecca, 0xf76b,
+	0x7205, 0x69a4, 0x4547, 0x5ee6, 0x1c81, 0x0720, 0x2bc3, 0x3062,
+	0xaf0d, 0xb4ac, 0x984f, 0x83ee, 0xc189, 0xda28, 0xf6cb, 0xed6a,
+	0x5c06, 0x47a7, 0x6b44, 0x70e5, 0x3282, 0x2923, 0x05c0, 0x1e61,
+	0x810e, 0x9aaf, 0xb64c, 0xaded, 0xef8a, 0xf42b, 0xd8c8, 0xc369,
+	0x4607, 0x5da6, 0x7145, 0x6ae4, 0x2883, 0x3322, 0x1fc1, 0x0460,
+	0x9b0f, 0x80ae, 0xac4d, 0xb7ec, 0xf58b, 0xee2a, 0xc2c9, 0xd968,
+	0xd008, 0xcba9, 0xe74a, 0xfceb, 0xbe8c, 0xa52d, 0x89ce, 0x926f,
+	0x0d00, 0x16a1, 0x3a42, 0x21e3, 0x6384, 0x7825, 0x54c6, 0x4f67,
+	0xca09, 0xd1a8, 0xfd4b, 0xe6ea, 0xa48d, 0xbf2c, 0x93cf, 0x886e,
+	0x1701, 0x0ca0, 0x2043, 0x3be2, 0x7985, 0x6224, 0x4ec7, 0x5566,
+	0xe40a, 0xffab, 0xd348, 0xc8e9, 0x8a8e, 0x912f, 0xbdcc, 0xa66d,
+	0x3902, 0x22a3, 0x0e40, 0x15e1, 0x5786, 0x4c27, 0x60c4, 0x7b65,
+	0xfe0b, 0xe5aa, 0xc949, 0xd2e8, 0x908f, 0x8b2e, 0xa7cd, 0xbc6c,
+	0x2303, 0x38a2, 0x1441, 0x0fe0, 0x4d87, 0x5626, 0x7ac5, 0x6164,
+	0xb80c, 0xa3ad, 0x8f4e, 0x94ef, 0xd688, 0xcd29, 0xe1ca, 0xfa6b,
+	0x6504, 0x7ea5, 0x5246, 0x49e7, 0x0b80, 0x1021, 0x3cc2, 0x2763,
+	0xa20d, 0xb9ac, 0x954f, 0x8eee, 0xcc89, 0xd728, 0xfbcb, 0xe06a,
+	0x7f05, 0x64a4, 0x4847, 0x53e6, 0x1181, 0x0a20, 0x26c3, 0x3d62,
+	0x8c0e, 0x97af, 0xbb4c, 0xa0ed, 0xe28a, 0xf92b, 0xd5c8, 0xce69,
+	0x5106, 0x4aa7, 0x6644, 0x7de5, 0x3f82, 0x2423, 0x08c0, 0x1361,
+	0x960f, 0x8dae, 0xa14d, 0xbaec, 0xf88b, 0xe32a, 0xcfc9, 0xd468,
+	0x4b07, 0x50a6, 0x7c45, 0x67e4, 0x2583, 0x3e22, 0x12c1, 0x0960,
+};
+
+static inline __u16 pib_vcrc(const __u8 *p, unsigned int len)
+{
+	__u16 crc = 0xffff;
+
+	while (len--)
+		crc = pib_vcrc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return crc ^ 0xffff;
+}
+
+/*
+ * pib_icrc() - the ICRC of the packet whose ICRC field starts at @icrc_off
+ * @pkt: the packet, from its LRH
+ * @hdr_len: bytes of LRH, GRH (if any) and BTH at @pkt
+ * @icrc_off: offset of the ICRC field (end of payload and pad)
+ *
+ * The variant fields are taken as all ones: LRH.VL (the whole LRH for a
+ * packet with a GRH, which routers rewrite), GRH TClass, FlowLabel and
+ * HopLmt, and BTH.Resv8a.
+ */
+static inline __u32 pib_icrc(const __u8 *pkt, unsigned int hdr_len,
+			     unsigned int icrc_off)
+{
+	__u8 h[PIB_LRH_LEN + PIB_GRH_LEN + PIB_BTH_LEN];
+	unsigned int bth = hdr_len - PIB_BTH_LEN;
+	__u32 crc;
+
+	__builtin_memcpy(h, pkt, hdr_len);
+	if (bth > PIB_LRH_LEN) {
+		__builtin_memset(h, 0xff, PIB_LRH_LEN);
+		h[PIB_LRH_LEN] |= 0x0f;
+		__builtin_memset(h + PIB_LRH_LEN + 1, 0xff, 3);
+		h[PIB_LRH_LEN + 7] = 0xff;
+	} else {
+		h[0] |= 0xf0;
+	}
+	h[bth + 4] = 0xff;
+	crc = PIB_CRC32_LE(0xffffffffu, h, hdr_len);
+	crc = PIB_CRC32_LE(crc, pkt + hdr_len, icrc_off - hdr_len);
+	return ~crc;
+}
+
+static inline void pib_put_le16(__u8 *p, __u16 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+static inline __u16 pib_get_le16(const __u8 *p)
+{
+	return (__u16)(p[0] | p[1] << 8);
+}
+
+static inline void pib_put_le32(__u8 *p, __u32 v)
+{
+	pib_put_le16(p, v);
+	pib_put_le16(p + 2, v >> 16);
+}
+
+static inline __u32 pib_get_le32(const __u8 *p)
+{
+	return pib_get_le16(p) | (__u32)pib_get_le16(p + 2) << 16;
+}
+
+/* Bytes of LRH, GRH (if LNH says so) and BTH of an IBA packet. */
+static inline unsigned int pib_hdr_len(unsigned int lnh)
+{
+	return PIB_LRH_LEN + PIB_BTH_LEN +
+	       (lnh == PIB_LNH_IBA_GLOBAL ? PIB_GRH_LEN : 0);
+}
+
+/**
+ * pib_pkt_seal() - fill in LRH.PktLen, ICRC and VCRC of a built packet
+ * @pkt: the packet: headers, payload and pad are in place, with room for
+ *	 the CRCs behind them
+ * @len: bytes of headers, payload and pad (a multiple of 4)
+ *
+ * Raw packets (LNH 0) get no ICRC.
+ *
+ * Return: the packet's total length, with its CRCs.
+ */
+static inline unsigned int pib_pkt_seal(__u8 *pkt, unsigned int len)
+{
+	unsigned int lnh = pkt[1] & 0x3;
+	unsigned int end = len + (lnh == PIB_LNH_RAW ? 0 : PIB_ICRC_LEN);
+
+	pib_put16(pkt + 4, (end / 4) & 0x7ff);
+	if (lnh != PIB_LNH_RAW)
+		pib_put_le32(pkt + len, pib_icrc(pkt, pib_hdr_len(lnh), len));
+	pib_put_le16(pkt + end, pib_vcrc(pkt, end));
+	return end + PIB_VCRC_LEN;
+}
+
+/* Why a received packet is dropped; counted per reason. */
+enum pib_pkt_err {
+	PIB_PKT_OK,
+	PIB_PKT_SHORT,		/* shorter than its headers say */
+	PIB_PKT_BAD_LEN,	/* LRH.PktLen disagrees with the datagram */
+	PIB_PKT_BAD_VCRC,
+	PIB_PKT_BAD_LVER,
+	PIB_PKT_BAD_LNH,	/* raw IPv6 (LNH 1) is not carried */
+	PIB_PKT_BAD_GRH,	/* IPVer, NxtHdr or PayLen */
+	PIB_PKT_BAD_TVER,
+	PIB_PKT_BAD_OPCODE,
+	PIB_PKT_BAD_PAYLOAD,	/* payload or pad on an opcode without */
+	PIB_PKT_BAD_ICRC,
+	PIB_PKT_NUM_ERRS
+};
+
+static const char *const pib_pkt_err_names[PIB_PKT_NUM_ERRS] = {
+	[PIB_PKT_OK] = "ok",
+	[PIB_PKT_SHORT] = "short",
+	[PIB_PKT_BAD_LEN] = "bad_len",
+	[PIB_PKT_BAD_VCRC] = "bad_vcrc",
+	[PIB_PKT_BAD_LVER] = "bad_lver",
+	[PIB_PKT_BAD_LNH] = "bad_lnh",
+	[PIB_PKT_BAD_GRH] = "bad_grh",
+	[PIB_PKT_BAD_TVER] = "bad_tver",
+	[PIB_PKT_BAD_OPCODE] = "bad_opcode",
+	[PIB_PKT_BAD_PAYLOAD] = "bad_payload",
+	[PIB_PKT_BAD_ICRC] = "bad_icrc",
+};
+
+/**
+ * struct pib_pkt - a parsed packet
+ * @lrh: its LRH
+ * @grh: its GRH, if @lrh.lnh is PIB_LNH_IBA_GLOBAL
+ * @bth: its BTH, unless the packet is raw
+ * @ext: the opcode's enum pib_ext bits (0 for raw packets)
+ * @hdr_len: bytes of LRH, GRH and BTH (LRH only for raw packets)
+ * @payload_off: offset of the payload
+ * @payload_len: payload bytes, pad excluded
+ * @len: bytes of the whole packet, VCRC included
+ */
+struct pib_pkt {
+	struct pib_lrh lrh;
+	struct pib_grh grh;
+	struct pib_bth bth;
+	unsigned int ext;
+	unsigned int hdr_len;
+	unsigned int payload_off;
+	unsigned int payload_len;
+	unsigned int len;
+};
+
+/* Checks of an IBA packet's GRH and transport headers; @end is the ICRC's offset. */
+static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
+						 unsigned int end,
+						 struct pib_pkt *pkt)
+{
+	unsigned int ext_len, rules;
+
+	pkt->hdr_len = pib_hdr_len(pkt->lrh.lnh);
+	if (end < pkt->hdr_len)
+		return PIB_PKT_SHORT;
+	if (pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL) {
+		pib_grh_unpack(buf + PIB_LRH_LEN, &pkt->grh);
+		if (pkt->grh.ip_ver != PIB_GRH_IP_VERSION ||
+		    pkt->grh.next_hdr != PIB_GRH_NEXT_HDR_BTH ||
+		    pkt->grh.pay_len != end + PIB_ICRC_LEN - PIB_LRH_LEN -
+					PIB_GRH_LEN)
+			return PIB_PKT_BAD_GRH;
+	}
+	pib_bth_unpack(buf + pkt->hdr_len - PIB_BTH_LEN, &pkt->bth);
+	if (pkt->bth.tver != PIB_BTH_TVER)
+		return PIB_PKT_BAD_TVER;
+	rules = pib_opcode_rules[pkt->bth.opcode];
+	if (!(rules & PIB_OP_VALID))
+		return PIB_PKT_BAD_OPCODE;
+	pkt->ext = rules & ~PIB_OP_VALID;
+	ext_len = pib_ext_len(rules);
+	if (end < pkt->hdr_len + ext_len + pkt->bth.pad)
+		return PIB_PKT_SHORT;
+	pkt->payload_off = pkt->hdr_len + ext_len;
+	pkt->payload_len = end - pkt->payload_off - pkt->bth.pad;
+	if (!(rules & PIB_EXT_PAYLOAD) && (pkt->payload_len || pkt->bth.pad))
+		return PIB_PKT_BAD_PAYLOAD;
+	if (pib_icrc(buf, pkt->hdr_len, end) != pib_get_le32(buf + end))
+		return PIB_PKT_BAD_ICRC;
+	return PIB_PKT_OK;
+}
+
+/**
+ * pib_pkt_parse() - check a received datagram and locate its parts
+ * @buf: the datagram, which should hold one IB packet
+ * @len: its length
+ * @pkt: where the result goes
+ *
+ * Every length is checked against @len before it is used, so any input is
+ * safe to parse.
+ *
+ * Return: PIB_PKT_OK, or why the packet must be dropped.
+ */
+static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
+					     struct pib_pkt *pkt)
+{
+	unsigned int end;
+
+	if (len < PIB_LRH_LEN + PIB_VCRC_LEN)
+		return PIB_PKT_SHORT;
+	pib_lrh_unpack(buf, &pkt->lrh);
+	if (len > PIB_MAX_PKT_LEN || len - PIB_VCRC_LEN != pkt->lrh.pkt_len * 4u)
+		return PIB_PKT_BAD_LEN;
+	end = len - PIB_VCRC_LEN;
+	if (pib_vcrc(buf, end) != pib_get_le16(buf + end))
+		return PIB_PKT_BAD_VCRC;
+	if (pkt->lrh.lver)
+		return PIB_PKT_BAD_LVER;
+	pkt->len = len;
+	pkt->ext = 0;
+	switch (pkt->lrh.lnh) {
+	case PIB_LNH_RAW:
+		pkt->hdr_len = PIB_LRH_LEN;
+		pkt->payload_off = PIB_LRH_LEN;
+		pkt->payload_len = end - PIB_LRH_LEN;
+		return PIB_PKT_OK;
+	case PIB_LNH_IP:
+		return PIB_PKT_BAD_LNH;
+	default:
+		if (end < PIB_LRH_LEN + PIB_ICRC_LEN)
+			return PIB_PKT_SHORT;
+		return pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt);
+	}
+}
+
 #endif /* PIB_HDR_H */

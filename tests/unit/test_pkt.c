@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of the packet codecs in pib_hdr.h: header round trips, ICRC
+ * and VCRC rules, the opcode table, and hostile input to pib_pkt_parse().
+ */
+#include <string.h>
+
+#include "pib_hdr.h"
+#include "unit.h"
+
+static __u8 buf[PIB_MAX_PKT_LEN + 64];
+
+/* Build a sealed packet; returns its length. */
+static unsigned int build(__u8 *p, __u8 opcode, int global, unsigned int payload,
+			  unsigned int pad)
+{
+	struct pib_lrh lrh = { .vl = 0, .sl = 3, .lnh = global ? PIB_LNH_IBA_GLOBAL :
+			       PIB_LNH_IBA_LOCAL, .dlid = 0x1234, .slid = 0x0042 };
+	struct pib_grh grh = { .ip_ver = 6, .tclass = 0x12, .flow_label = 0xabcde,
+			       .next_hdr = PIB_GRH_NEXT_HDR_BTH, .hop_limit = 64 };
+	struct pib_bth bth = { .opcode = opcode, .se = 1, .pad = pad, .pkey = 0xffff,
+			       .dest_qp = 0x123456, .ack_req = 1, .psn = 0xfedcba };
+	unsigned int rules = pib_opcode_rules[opcode];
+	unsigned int off, i, ext = pib_ext_len(rules);
+
+	memset(p, 0, sizeof(buf));
+	pib_lrh_pack(p, &lrh);
+	off = PIB_LRH_LEN;
+	if (global) {
+		for (i = 0; i < 16; i++) {
+			grh.sgid[i] = i;
+			grh.dgid[i] = 0xf0 | i;
+		}
+		grh.pay_len = PIB_BTH_LEN + ext + payload + pad + PIB_ICRC_LEN;
+		pib_grh_pack(p + off, &grh);
+		off += PIB_GRH_LEN;
+	}
+	pib_bth_pack(p + off, &bth);
+	off += PIB_BTH_LEN;
+	for (i = 0; i < ext; i++)
+		p[off++] = 0xe0 + i;
+	for (i = 0; i < payload; i++)
+		p[off++] = i * 7;
+	off += pad;
+	return pib_pkt_seal(p, off);
+}
+
+/* Recompute only the VCRC, as a switch would after changing a variant field. */
+static void revcrc(__u8 *p, unsigned int len)
+{
+	pib_put_le16(p + len - 2, pib_vcrc(p, len - 2));
+}
+
+static void test_crcs(void)
+{
+	const __u8 check[] = "123456789";
+	unsigned int n, k;
+
+	/* The CRC-32 check value (the same as Ethernet's). */
+	CHECK_EQ(~pib_crc32_le_bitwise(~0u, check, 9), 0xcbf43926u);
+	/* The VCRC table is the reflected 0x100B polynomial. */
+	for (n = 0; n < 256; n++) {
+		__u16 c = n;
+
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xd008 & -(c & 1));
+		CHECK_EQ(pib_vcrc_table[n], c);
+	}
+	CHECK_EQ(pib_vcrc(check, 0), 0);
+	/* A message followed by its CRC has a constant residue. */
+	__u8 m[11];
+
+	memcpy(m, check, 9);
+	pib_put_le16(m + 9, pib_vcrc(m, 9));
+	__u16 res = pib_vcrc(m, 11);
+
+	m[0] ^= 0x55;
+	pib_put_le16(m + 9, pib_vcrc(m, 9));
+	CHECK_EQ(pib_vcrc(m, 11), res);
+}
+
+static void test_header_round_trips(void)
+{
+	struct pib_pkt pkt;
+	unsigned int len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 256, 0);
+
+	CHECK_EQ(len, 8 + 12 + 8 + 256 + 4 + 2);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.lrh.sl, 3);
+	CHECK_EQ(pkt.lrh.lnh, PIB_LNH_IBA_LOCAL);
+	CHECK_EQ(pkt.lrh.dlid, 0x1234);
+	CHECK_EQ(pkt.lrh.slid, 0x42);
+	CHECK_EQ(pkt.lrh.pkt_len, (len - 2) / 4);
+	CHECK_EQ(pkt.bth.opcode, PIB_OP_UD_SEND_ONLY);
+	CHECK_EQ(pkt.bth.se, 1);
+	CHECK_EQ(pkt.bth.pkey, 0xffff);
+	CHECK_EQ(pkt.bth.dest_qp, 0x123456);
+	CHECK_EQ(pkt.bth.ack_req, 1);
+	CHECK_EQ(pkt.bth.psn, 0xfedcba);
+	CHECK_EQ(pkt.ext, PIB_EXT_DETH | PIB_EXT_PAYLOAD);
+	CHECK_EQ(pkt.payload_off, 8 + 12 + 8);
+	CHECK_EQ(pkt.payload_len, 256);
+	CHECK_EQ(buf[pkt.payload_off + 1], 7);
+
+	len = build(buf, PIB_OP_UD_SEND_ONLY_IMM, 1, 13, 3);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.hdr_len, 8 + 40 + 12);
+	CHECK_EQ(pkt.grh.ip_ver, 6);
+	CHECK_EQ(pkt.grh.tclass, 0x12);
+	CHECK_EQ(pkt.grh.flow_label, 0xabcde);
+	CHECK_EQ(pkt.grh.hop_limit, 64);
+	CHECK_EQ(pkt.grh.sgid[15], 15);
+	CHECK_EQ(pkt.grh.dgid[0], 0xf0);
+	CHECK_EQ(pkt.bth.pad, 3);
+	CHECK_EQ(pkt.payload_len, 13);
+	CHECK_EQ(pkt.payload_off, 8 + 40 + 12 + 8 + 4);
+
+	/* A raw packet (pib's hellos): LRH, payload, VCRC; no ICRC. */
+	struct pib_lrh raw = { .lnh = PIB_LNH_RAW, .dlid = 0xffff };
+
+	pib_lrh_pack(buf, &raw);
+	memcpy(buf + 8, "hello!!!", 8);
+	len = pib_pkt_seal(buf, 16);
+	CHECK_EQ(len, 18);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.payload_len, 8);
+	CHECK(!memcmp(buf + pkt.payload_off, "hello!!!", 8));
+}
+
+static void test_icrc_variant_fields(void)
+{
+	struct pib_pkt pkt;
+	unsigned int len;
+
+	/* Local packet: VL and BTH.Resv8a may change, the LRH otherwise not. */
+	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 64, 0);
+	buf[0] |= 0x70;		/* VL 7 */
+	buf[8 + 4] = 0x5a;	/* Resv8a */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.lrh.vl, 7);
+	buf[3] ^= 1;		/* DLID is invariant in a local packet */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
+
+	/* Global packet: the whole LRH, TClass, FlowLabel, HopLmt vary. */
+	len = build(buf, PIB_OP_RC_SEND_ONLY, 1, 64, 0);
+	buf[0] |= 0xf0;
+	buf[1] |= 0xf0;		/* SL */
+	buf[2] ^= 0xff;		/* DLID: routers rewrite it */
+	buf[7] ^= 0x0f;		/* SLID */
+	buf[8] ^= 0x0f;		/* TClass high */
+	buf[9] ^= 0xff;		/* TClass low, FlowLabel high */
+	buf[11] ^= 0xff;	/* FlowLabel */
+	buf[15] = 1;		/* HopLmt */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	buf[8 + 8] ^= 1;	/* SGID is invariant */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
+
+	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 64, 0);
+	buf[40] ^= 0x80;	/* payload */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
+}
+
+static void test_opcode_table(void)
+{
+	struct pib_pkt pkt;
+	unsigned int op, len, known = 0;
+
+	for (op = 0; op < 256; op++) {
+		unsigned int rules = pib_opcode_rules[op];
+		unsigned int payload = rules & PIB_EXT_PAYLOAD ? 100 : 0;
+
+		len = build(buf, op, op & 1, payload, 0);
+		if (!(rules & PIB_OP_VALID)) {
+			CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_OPCODE);
+			continue;
+		}
+		known++;
+		CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+		CHECK_EQ(pkt.payload_len, payload);
+		if (!payload) {
+			/* Payload on an opcode without is refused. */
+			len = build(buf, op, 0, 4, 0);
+			CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_PAYLOAD);
+		}
+	}
+	CHECK_EQ(known, 37);
+	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_ATOMIC_ACKNOWLEDGE]), 12);
+	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_COMPARE_SWAP]), 28);
+	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_WRITE_ONLY_IMM]), 20);
+	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_UD_SEND_ONLY_IMM]), 12);
+}
+
+static void test_bad_fields(void)
+{
+	struct pib_pkt pkt;
+	unsigned int len;
+
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	buf[0] |= 1;		/* LVer 1 */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_LVER);
+
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	buf[1] = (buf[1] & ~3) | PIB_LNH_IP;
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_LNH);
+
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	buf[8 + 1] |= 2;	/* TVer 2 */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_TVER);
+
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	buf[8] = 0x40;		/* IPVer 4 */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	buf[8 + 6] = 0x11;	/* NxtHdr UDP */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	buf[8 + 5] += 4;	/* PayLen */
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
+
+	/* PktLen must match the datagram, in both directions. */
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	CHECK_EQ(pib_pkt_parse(buf, len + 4, &pkt), PIB_PKT_BAD_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len - 4, &pkt), PIB_PKT_BAD_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, PIB_MAX_PKT_LEN + 2, &pkt), PIB_PKT_BAD_LEN);
+
+	/* A pad larger than the payload area. */
+	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 0, 0);
+	buf[8 + 1] |= 3 << 4;
+	revcrc(buf, len);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_SHORT);
+}
+
+/* Every truncation and every single-bit error of valid packets is refused. */
+static void test_truncation_and_bit_flips(void)
+{
+	static __u8 copy[sizeof(buf)];
+	struct pib_pkt pkt;
+	unsigned int len, i, bad = 0;
+	int global;
+
+	for (global = 0; global < 2; global++) {
+		len = build(buf, PIB_OP_RC_WRITE_ONLY_IMM, global, 48, 0);
+		for (i = 0; i < len; i++) {
+			/* A copy of exactly i bytes, so ASan sees overreads. */
+			__u8 *t = malloc(i ? i : 1);
+
+			memcpy(t, buf, i);
+			if (pib_pkt_parse(t, i, &pkt) == PIB_PKT_OK)
+				bad++;
+			free(t);
+		}
+		for (i = 0; i < len * 8; i++) {
+			memcpy(copy, buf, len);
+			copy[i / 8] ^= 1 << (i % 8);
+			if (pib_pkt_parse(copy, len, &pkt) == PIB_PKT_OK)
+				bad++;
+		}
+	}
+	CHECK_EQ(bad, 0);
+}
+
+static __u32 rng = 12345;
+
+static __u32 next_rand(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 17;
+	rng ^= rng << 5;
+	return rng;
+}
+
+/*
+ * Random datagrams, with PktLen and VCRC made right half of the time so the
+ * deeper checks run too. Every result must be a known verdict, and an OK
+ * packet's parts must lie inside the datagram (ASan checks the reads).
+ */
+static void test_random_input(void)
+{
+	struct pib_pkt pkt;
+	unsigned int iter, i, ok = 0, seen[PIB_PKT_NUM_ERRS] = { 0 };
+
+	for (iter = 0; iter < 200000; iter++) {
+		unsigned int len = next_rand() % 200;
+		__u8 *t = malloc(len ? len : 1);
+		enum pib_pkt_err err;
+
+		for (i = 0; i < len; i++)
+			t[i] = next_rand();
+		if (len >= 10 && (next_rand() & 1)) {
+			len = ((len - 2) & ~3u) + 2;
+			t[0] &= 0xf0;
+			pib_put16(t + 4, (len - 2) / 4);
+			if (next_rand() & 1)
+				t[8 + 1] &= 0xf0;
+			revcrc(t, len);
+		}
+		err = pib_pkt_parse(t, len, &pkt);
+		CHECK(err < PIB_PKT_NUM_ERRS);
+		seen[err]++;
+		if (err == PIB_PKT_OK) {
+			ok++;
+			CHECK(pkt.payload_off + pkt.payload_len <= len);
+			CHECK(pkt.len == len);
+		}
+		free(t);
+	}
+	/* The fixed-up inputs reach the transport checks. */
+	CHECK(seen[PIB_PKT_BAD_VCRC] > 0);
+	CHECK(seen[PIB_PKT_BAD_OPCODE] > 0);
+	CHECK(seen[PIB_PKT_BAD_ICRC] > 0 || seen[PIB_PKT_BAD_PAYLOAD] > 0);
+	for (i = 0; i < PIB_PKT_NUM_ERRS; i++)
+		CHECK(pib_pkt_err_names[i] != NULL);
+	printf("random input: %u parsed as raw or valid packets\n", ok);
+}
+
+int main(void)
+{
+	test_crcs();
+	test_header_round_trips();
+	test_icrc_variant_fields();
+	test_opcode_table();
+	test_bad_fields();
+	test_truncation_and_bit_flips();
+	test_random_input();
+	return unit_done("test_pkt");
+}
