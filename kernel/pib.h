@@ -12,6 +12,7 @@
 #include <linux/stringify.h>
 #include <linux/xarray.h>
 #include <linux/crc32.h>
+#include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
@@ -44,31 +45,92 @@
 #define PIB_PSN_MASK		0xffffff
 /* An MR key is its index in the device's MR table, shifted past a key byte. */
 #define PIB_MR_KEY_SHIFT	8
+/* PortInfo.CapabilityMask bits that always hold for a pib port. */
+#define PIB_PORT_CAPS		(IB_PORT_SYS_IMAGE_GUID_SUP | IB_PORT_CLIENT_REG_SUP)
 /* No IEEE OUI is assigned to pib; 0 says so in query_device. */
 #define PIB_VENDOR_ID		0
 
+/* PortInfo.VLArbitration{High,Low}Cap: entries per table pib keeps. */
+#define PIB_VLARB_CAP		8
+/* VLArbitrationTable blocks: low 0-31, low 32-63, high 0-31, high 32-63. */
+#define PIB_VLARB_BLOCKS	4
+
+/**
+ * struct pib_counters - what the PMA reports (PortCounters[Extended])
+ * @xmit_packets: packets sent
+ * @xmit_words: 4-byte words sent, LRH through ICRC
+ * @rcv_packets: packets received
+ * @rcv_words: 4-byte words received
+ * @xmit_discards: packets the port had to drop instead of sending
+ * @rcv_errors: packets received and dropped as malformed
+ * @link_downed: times the link went down
+ */
+struct pib_counters {
+	atomic64_t xmit_packets;
+	atomic64_t xmit_words;
+	atomic64_t rcv_packets;
+	atomic64_t rcv_words;
+	atomic64_t xmit_discards;
+	atomic64_t rcv_errors;
+	atomic64_t link_downed;
+};
+
 /**
  * struct pib_port - the state of the HCA's one port
- * @lock: protects every field below
+ * @lock: protects every field below but @counters
  * @state: logical port state (IBA PortInfo.PortState)
  * @phys_state: physical port state (IBA PortInfo.PortPhysicalState)
+ * @disabled: the SM disabled the port (PortPhysicalState set to Disabled)
  * @max_mtu: largest IB MTU the netdev can carry
- * @active_mtu: IB MTU in use
+ * @active_mtu: IB MTU in use: @max_mtu, or less if the SM set NeighborMTU
+ * @sm_mtu: NeighborMTU the SM set, 0 if none
  * @cap_flags: PortInfo.CapabilityMask (IsSM etc.)
  * @width: active link width (enum pib_ib_width)
  * @speed: active link speed (enum pib_ib_speed)
+ * @width_enabled: PortInfo.LinkWidthEnabled
+ * @speed_enabled: PortInfo.LinkSpeedEnabled
+ * @lid: base LID
+ * @lmc: LID mask control
+ * @sm_lid: master SM's LID
+ * @sm_sl: master SM's service level
+ * @subnet_prefix: GID prefix
+ * @mkey: management key
+ * @mkey_protect: M_Key protection bits
+ * @mkey_lease: M_Key lease period (stored; leases do not expire)
+ * @mkey_violations: SMPs dropped for a wrong M_Key
+ * @subnet_timeout: PortInfo.SubnetTimeOut
  * @pkeys: P_Key table; entry 0 is the default partition
+ * @sl2vl: SL to VL mapping, one VL per SL
+ * @vlarb: VL arbitration tables, as the SM set them
+ * @counters: traffic and error counters
  */
 struct pib_port {
 	spinlock_t lock;
 	enum ib_port_state state;
 	enum ib_port_phys_state phys_state;
+	bool disabled;
 	enum ib_mtu max_mtu;
 	enum ib_mtu active_mtu;
+	enum ib_mtu sm_mtu;
 	u32 cap_flags;
 	u8 width;
 	u8 speed;
+	u8 width_enabled;
+	u8 speed_enabled;
+	u16 lid;
+	u8 lmc;
+	u16 sm_lid;
+	u8 sm_sl;
+	u64 subnet_prefix;
+	u64 mkey;
+	u8 mkey_protect;
+	u16 mkey_lease;
+	u16 mkey_violations;
+	u8 subnet_timeout;
 	u16 pkeys[PIB_PKEY_TABLE_LEN];
+	u8 sl2vl[16];
+	u8 vlarb[PIB_VLARB_BLOCKS][PIB_SMP_DATA_LEN];
+	struct pib_counters counters;
 };
 
 /**
@@ -275,6 +337,17 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
+
+/* pib_sma.c, pib_pma.c: management agents behind process_mad */
+int pib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in, struct ib_mad *out,
+		    size_t *out_size, u16 *out_pkey_index);
+int pib_pma(struct pib_dev *dev, const struct ib_mad *in, struct ib_mad *out);
+void pib_port_set_state(struct pib_dev *dev, enum ib_port_state state,
+			u32 *events);
+void pib_dispatch_events(struct pib_dev *dev, u32 events);
+void pib_port_link_update(struct pib_dev *dev, bool notify);
 
 /* pib_verbs.c: verbs entry points */
 extern const struct ib_device_ops pib_dev_ops;

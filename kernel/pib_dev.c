@@ -29,55 +29,103 @@ static u32 pib_netdev_mbps(struct net_device *ndev)
 	return ks.base.speed;
 }
 
-static void pib_port_event(struct pib_dev *dev, enum ib_event_type type)
+/**
+ * pib_dispatch_events() - tell consumers about port changes
+ * @dev: the device
+ * @events: bit set of (1 << enum ib_event_type) collected under the port lock
+ */
+void pib_dispatch_events(struct pib_dev *dev, u32 events)
 {
 	struct ib_event ev = {
 		.device = &dev->ibdev,
 		.element.port_num = PIB_PORT_NUM,
-		.event = type,
 	};
 
-	ib_dispatch_event(&ev);
+	while (events) {
+		ev.event = __ffs(events);
+		events &= events - 1;
+		ib_dispatch_event(&ev);
+	}
 }
 
-/*
- * pib_port_refresh() - derive the port's link from its netdev
+/**
+ * pib_port_set_state() - move the port to a logical state
+ * @dev: the device; its port lock is held
+ * @state: the new state
+ * @events: collects the events to dispatch once the lock is dropped
+ *
+ * Reaching ACTIVE raises IB_EVENT_PORT_ACTIVE; leaving INIT, ARMED or
+ * ACTIVE for DOWN raises IB_EVENT_PORT_ERR and counts a LinkDowned.
+ */
+void pib_port_set_state(struct pib_dev *dev, enum ib_port_state state,
+			u32 *events)
+{
+	struct pib_port *port = &dev->port;
+
+	lockdep_assert_held(&port->lock);
+	if (state == port->state)
+		return;
+	if (state == IB_PORT_ACTIVE)
+		*events |= BIT(IB_EVENT_PORT_ACTIVE);
+	if (state == IB_PORT_DOWN) {
+		*events |= BIT(IB_EVENT_PORT_ERR);
+		atomic64_inc(&port->counters.link_downed);
+	}
+	port->state = state;
+}
+
+/**
+ * pib_port_link_update() - derive the port's link from its netdev
+ * @dev: the device
+ * @notify: dispatch the events this causes (the device is registered)
  *
  * A running netdev with carrier brings the link up (physical LinkUp); the
  * logical state then starts at INIT, where the subnet manager takes over. A
- * netdev that is down, has no carrier or cannot carry the smallest IB MTU
- * takes the port DOWN, which consumers learn through IB_EVENT_PORT_ERR.
+ * netdev that is down, has no carrier or cannot carry the smallest IB MTU,
+ * or an SM that disabled the port, takes the port DOWN.
  */
-static void pib_port_refresh(struct pib_dev *dev, bool notify)
+void pib_port_link_update(struct pib_dev *dev, bool notify)
 {
 	struct net_device *ndev = dev->ndev;
 	struct pib_port *port = &dev->port;
 	enum pib_ib_mtu mtu = pib_ib_mtu_for_netdev(READ_ONCE(ndev->mtu));
-	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(pib_netdev_mbps(ndev));
-	bool up = netif_running(ndev) && netif_carrier_ok(ndev) &&
-		  mtu != PIB_IB_MTU_INVALID;
-	enum ib_port_state old;
+	bool running = netif_running(ndev);
+	bool up = running && netif_carrier_ok(ndev) && mtu != PIB_IB_MTU_INVALID;
 	unsigned long flags;
+	u32 events = 0;
 
 	spin_lock_irqsave(&port->lock, flags);
-	old = port->state;
-	if (up) {
-		if (old == IB_PORT_DOWN)
-			port->state = IB_PORT_INIT;
+	up = up && !port->disabled;
+	if (up && port->state == IB_PORT_DOWN)
+		pib_port_set_state(dev, IB_PORT_INIT, &events);
+	else if (!up)
+		pib_port_set_state(dev, IB_PORT_DOWN, &events);
+	if (up)
 		port->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
-	} else {
-		port->state = IB_PORT_DOWN;
-		port->phys_state = netif_running(ndev) ?
-			IB_PORT_PHYS_STATE_POLLING : IB_PORT_PHYS_STATE_DISABLED;
-	}
+	else if (running && !port->disabled)
+		port->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		port->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 	port->max_mtu = mtu == PIB_IB_MTU_INVALID ? IB_MTU_256 : (enum ib_mtu)mtu;
-	port->active_mtu = port->max_mtu;
-	port->width = rate->width;
-	port->speed = rate->speed;
+	port->active_mtu = port->sm_mtu ? min(port->sm_mtu, port->max_mtu) :
+					  port->max_mtu;
 	spin_unlock_irqrestore(&port->lock, flags);
+	if (notify)
+		pib_dispatch_events(dev, events);
+}
 
-	if (notify && old != IB_PORT_DOWN && !up)
-		pib_port_event(dev, IB_EVENT_PORT_ERR);
+/* Follow the netdev: its link rate (under the RTNL) and its link state. */
+static void pib_port_refresh(struct pib_dev *dev, bool notify)
+{
+	const struct pib_ib_rate *rate;
+	unsigned long flags;
+
+	rate = pib_ib_rate_for_mbps(pib_netdev_mbps(dev->ndev));
+	spin_lock_irqsave(&dev->port.lock, flags);
+	dev->port.width = rate->width;
+	dev->port.speed = rate->speed;
+	spin_unlock_irqrestore(&dev->port.lock, flags);
+	pib_port_link_update(dev, notify);
 }
 
 static void pib_port_init(struct pib_port *port)
@@ -85,7 +133,9 @@ static void pib_port_init(struct pib_port *port)
 	spin_lock_init(&port->lock);
 	port->state = IB_PORT_DOWN;
 	port->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	port->subnet_prefix = PIB_GID_PREFIX;
 	port->pkeys[0] = PIB_DEFAULT_PKEY;
+	port->cap_flags = PIB_PORT_CAPS;
 }
 
 /* Lowest index not used by another pib device on @ndev, or -ENOSPC. */

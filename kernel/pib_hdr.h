@@ -759,4 +759,211 @@ static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
 	}
 }
 
+/*
+ * Subnet management. SMP attribute data is 64 bytes, big-endian; these
+ * codecs turn PortInfo into host order and back, for the HCA's SMA (and the
+ * switch's) and for the unit tests.
+ */
+#define PIB_SMP_DATA_LEN	64
+
+/* IBA PortInfo.PortState (and enum ib_port_state). */
+enum pib_port_state {
+	PIB_PORT_NOP = 0,
+	PIB_PORT_DOWN = 1,
+	PIB_PORT_INIT = 2,
+	PIB_PORT_ARMED = 3,
+	PIB_PORT_ACTIVE = 4,
+};
+
+/* IBA PortInfo.PortPhysicalState. */
+enum pib_phys_state {
+	PIB_PHYS_NOP = 0,
+	PIB_PHYS_SLEEP = 1,
+	PIB_PHYS_POLLING = 2,
+	PIB_PHYS_DISABLED = 3,
+	PIB_PHYS_TRAINING = 4,
+	PIB_PHYS_LINK_UP = 5,
+};
+
+/**
+ * struct pib_portinfo - IBA PortInfo (14.2.5.6) in host order
+ *
+ * Field names follow the IBA; widths follow the wire format.
+ */
+struct pib_portinfo {
+	__u64 mkey;
+	__u64 gid_prefix;
+	__u16 lid;
+	__u16 sm_lid;
+	__u32 cap_mask;
+	__u16 diag_code;
+	__u16 mkey_lease_period;
+	__u8 local_port_num;
+	__u8 link_width_enabled;
+	__u8 link_width_supported;
+	__u8 link_width_active;
+	__u8 link_speed_supported;
+	__u8 port_state;
+	__u8 phys_state;
+	__u8 link_down_default;
+	__u8 mkey_protect;
+	__u8 lmc;
+	__u8 link_speed_active;
+	__u8 link_speed_enabled;
+	__u8 neighbor_mtu;
+	__u8 sm_sl;
+	__u8 vl_cap;
+	__u8 init_type;
+	__u8 vl_high_limit;
+	__u8 vl_arb_high_cap;
+	__u8 vl_arb_low_cap;
+	__u8 init_type_reply;
+	__u8 mtu_cap;
+	__u8 vl_stall_count;
+	__u8 hoq_life;
+	__u8 operational_vls;
+	__u8 enforcement;	/* PartitionEnforcement/FilterRaw bits */
+	__u16 mkey_violations;
+	__u16 pkey_violations;
+	__u16 qkey_violations;
+	__u8 guid_cap;
+	__u8 client_reregister;
+	__u8 subnet_timeout;
+	__u8 resp_time_value;
+	__u8 local_phy_errors;
+	__u8 overrun_errors;
+	__u16 max_credit_hint;
+	__u32 link_roundtrip_latency;
+	__u16 cap_mask2;
+	__u8 link_speed_ext_active;
+	__u8 link_speed_ext_supported;
+	__u8 link_speed_ext_enabled;
+};
+
+static inline __u64 pib_get64(const __u8 *p)
+{
+	return (__u64)pib_get32(p) << 32 | pib_get32(p + 4);
+}
+
+static inline void pib_put64(__u8 *p, __u64 v)
+{
+	pib_put32(p, v >> 32);
+	pib_put32(p + 4, v);
+}
+
+static inline void pib_portinfo_pack(__u8 *d, const struct pib_portinfo *pi)
+{
+	__builtin_memset(d, 0, PIB_SMP_DATA_LEN);
+	pib_put64(d, pi->mkey);
+	pib_put64(d + 8, pi->gid_prefix);
+	pib_put16(d + 16, pi->lid);
+	pib_put16(d + 18, pi->sm_lid);
+	pib_put32(d + 20, pi->cap_mask);
+	pib_put16(d + 24, pi->diag_code);
+	pib_put16(d + 26, pi->mkey_lease_period);
+	d[28] = pi->local_port_num;
+	d[29] = pi->link_width_enabled;
+	d[30] = pi->link_width_supported;
+	d[31] = pi->link_width_active;
+	d[32] = pi->link_speed_supported << 4 | (pi->port_state & 0xf);
+	d[33] = pi->phys_state << 4 | (pi->link_down_default & 0xf);
+	d[34] = pi->mkey_protect << 6 | (pi->lmc & 0x7);
+	d[35] = pi->link_speed_active << 4 | (pi->link_speed_enabled & 0xf);
+	d[36] = pi->neighbor_mtu << 4 | (pi->sm_sl & 0xf);
+	d[37] = pi->vl_cap << 4 | (pi->init_type & 0xf);
+	d[38] = pi->vl_high_limit;
+	d[39] = pi->vl_arb_high_cap;
+	d[40] = pi->vl_arb_low_cap;
+	d[41] = pi->init_type_reply << 4 | (pi->mtu_cap & 0xf);
+	d[42] = pi->vl_stall_count << 5 | (pi->hoq_life & 0x1f);
+	d[43] = pi->operational_vls << 4 | (pi->enforcement & 0xf);
+	pib_put16(d + 44, pi->mkey_violations);
+	pib_put16(d + 46, pi->pkey_violations);
+	pib_put16(d + 48, pi->qkey_violations);
+	d[50] = pi->guid_cap;
+	d[51] = !!pi->client_reregister << 7 | (pi->subnet_timeout & 0x1f);
+	d[52] = pi->resp_time_value & 0x1f;
+	d[53] = pi->local_phy_errors << 4 | (pi->overrun_errors & 0xf);
+	pib_put16(d + 54, pi->max_credit_hint);
+	pib_put24(d + 57, pi->link_roundtrip_latency);
+	pib_put16(d + 60, pi->cap_mask2);
+	d[62] = pi->link_speed_ext_active << 4 |
+		(pi->link_speed_ext_supported & 0xf);
+	d[63] = pi->link_speed_ext_enabled & 0x1f;
+}
+
+static inline void pib_portinfo_unpack(const __u8 *d, struct pib_portinfo *pi)
+{
+	pi->mkey = pib_get64(d);
+	pi->gid_prefix = pib_get64(d + 8);
+	pi->lid = pib_get16(d + 16);
+	pi->sm_lid = pib_get16(d + 18);
+	pi->cap_mask = pib_get32(d + 20);
+	pi->diag_code = pib_get16(d + 24);
+	pi->mkey_lease_period = pib_get16(d + 26);
+	pi->local_port_num = d[28];
+	pi->link_width_enabled = d[29];
+	pi->link_width_supported = d[30];
+	pi->link_width_active = d[31];
+	pi->link_speed_supported = d[32] >> 4;
+	pi->port_state = d[32] & 0xf;
+	pi->phys_state = d[33] >> 4;
+	pi->link_down_default = d[33] & 0xf;
+	pi->mkey_protect = d[34] >> 6;
+	pi->lmc = d[34] & 0x7;
+	pi->link_speed_active = d[35] >> 4;
+	pi->link_speed_enabled = d[35] & 0xf;
+	pi->neighbor_mtu = d[36] >> 4;
+	pi->sm_sl = d[36] & 0xf;
+	pi->vl_cap = d[37] >> 4;
+	pi->init_type = d[37] & 0xf;
+	pi->vl_high_limit = d[38];
+	pi->vl_arb_high_cap = d[39];
+	pi->vl_arb_low_cap = d[40];
+	pi->init_type_reply = d[41] >> 4;
+	pi->mtu_cap = d[41] & 0xf;
+	pi->vl_stall_count = d[42] >> 5;
+	pi->hoq_life = d[42] & 0x1f;
+	pi->operational_vls = d[43] >> 4;
+	pi->enforcement = d[43] & 0xf;
+	pi->mkey_violations = pib_get16(d + 44);
+	pi->pkey_violations = pib_get16(d + 46);
+	pi->qkey_violations = pib_get16(d + 48);
+	pi->guid_cap = d[50];
+	pi->client_reregister = d[51] >> 7;
+	pi->subnet_timeout = d[51] & 0x1f;
+	pi->resp_time_value = d[52] & 0x1f;
+	pi->local_phy_errors = d[53] >> 4;
+	pi->overrun_errors = d[53] & 0xf;
+	pi->max_credit_hint = pib_get16(d + 54);
+	pi->link_roundtrip_latency = pib_get24(d + 57);
+	pi->cap_mask2 = pib_get16(d + 60);
+	pi->link_speed_ext_active = d[62] >> 4;
+	pi->link_speed_ext_supported = d[62] & 0xf;
+	pi->link_speed_ext_enabled = d[63] & 0x1f;
+}
+
+/*
+ * Logical port state changes an SM may ask for with PortInfo Set (IBA
+ * 14.2.5.6, Table 148): NOP keeps the state, DOWN is always allowed, ARMED
+ * only from INIT (or ARMED), ACTIVE only from ARMED (or ACTIVE). Indexed by
+ * [current][requested].
+ */
+static const __u8 pib_port_state_ok[5][5] = {
+	[PIB_PORT_DOWN] = { [PIB_PORT_NOP] = 1, [PIB_PORT_DOWN] = 1 },
+	[PIB_PORT_INIT] = { [PIB_PORT_NOP] = 1, [PIB_PORT_DOWN] = 1,
+			    [PIB_PORT_ARMED] = 1 },
+	[PIB_PORT_ARMED] = { [PIB_PORT_NOP] = 1, [PIB_PORT_DOWN] = 1,
+			     [PIB_PORT_ARMED] = 1, [PIB_PORT_ACTIVE] = 1 },
+	[PIB_PORT_ACTIVE] = { [PIB_PORT_NOP] = 1, [PIB_PORT_DOWN] = 1,
+			      [PIB_PORT_ACTIVE] = 1 },
+};
+
+/* May a port in state @cur be set to @req? Both are enum pib_port_state. */
+static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
+{
+	return cur <= PIB_PORT_ACTIVE && req <= PIB_PORT_ACTIVE &&
+	       pib_port_state_ok[cur][req];
+}
+
 #endif /* PIB_HDR_H */

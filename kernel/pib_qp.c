@@ -186,19 +186,49 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/* Why a send WR cannot be posted (an errno), or 0. */
-static int pib_check_send_wr(struct pib_qp *qp, const struct ib_send_wr *wr)
+/* Why a send WR cannot be posted (an errno), or 0; *len gets its length. */
+static int pib_check_send_wr(struct pib_qp *qp, const struct ib_send_wr *wr,
+			     u32 *len)
 {
-	u32 len = 0;
 	int i;
 
 	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
 		return -EINVAL;
 	if (wr->num_sge > qp->max_send_sge || !ud_wr(wr)->ah)
 		return -EINVAL;
+	*len = 0;
 	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
-	return len > IB_MGMT_MAD_SIZE ? -EINVAL : 0;
+		*len += wr->sg_list[i].length;
+	return *len > IB_MGMT_MAD_SIZE ? -EINVAL : 0;
+}
+
+/*
+ * Count a MAD leaving the port. A port that is DOWN sends nothing, and only
+ * SMPs may leave a port that is not ACTIVE (IBA 7.2): the others are
+ * discarded there.
+ */
+static void pib_count_xmit(struct pib_qp *qp, const struct ib_send_wr *wr,
+			   u32 len)
+{
+	struct pib_port *port = &to_pib_dev(qp->ibqp.device)->port;
+	struct rdma_ah_attr *ah = &container_of(ud_wr(wr)->ah, struct pib_ah,
+						ibah)->attr;
+	u32 bytes = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN + ALIGN(len, 4) +
+		    PIB_ICRC_LEN;
+	enum ib_port_state state;
+
+	if (wr->opcode == IB_WR_SEND_WITH_IMM)
+		bytes += PIB_IMMDT_LEN;
+	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH)
+		bytes += PIB_GRH_LEN;
+	state = READ_ONCE(port->state);
+	if (state == IB_PORT_DOWN ||
+	    (qp->ibqp.qp_type != IB_QPT_SMI && state != IB_PORT_ACTIVE)) {
+		atomic64_inc(&port->counters.xmit_discards);
+		return;
+	}
+	atomic64_inc(&port->counters.xmit_packets);
+	atomic64_add(bytes / 4, &port->counters.xmit_words);
 }
 
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -208,6 +238,7 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct ib_wc wc = { .opcode = IB_WC_SEND, .qp = ibqp };
 	enum ib_qp_state state;
 	int err = 0;
+	u32 len;
 
 	for (; wr; wr = wr->next) {
 		state = READ_ONCE(qp->state);
@@ -215,11 +246,13 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -EINVAL;
 			break;
 		}
-		err = pib_check_send_wr(qp, wr);
+		err = pib_check_send_wr(qp, wr, &len);
 		if (err)
 			break;
 		/* No link partner yet: the datagram is lost on the wire. */
 		wc.status = state == IB_QPS_RTS ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR;
+		if (wc.status == IB_WC_SUCCESS)
+			pib_count_xmit(qp, wr, len);
 		wc.wr_id = wr->wr_id;
 		if (wc.status != IB_WC_SUCCESS || qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
 		    wr->send_flags & IB_SEND_SIGNALED)

@@ -56,9 +56,14 @@ static int pib_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->port_cap_flags = port->cap_flags;
 	attr->active_width = port->width;
 	attr->active_speed = port->speed;
+	attr->lid = port->lid;
+	attr->lmc = port->lmc;
+	attr->sm_lid = port->sm_lid;
+	attr->sm_sl = port->sm_sl;
+	attr->subnet_timeout = port->subnet_timeout;
+	attr->subnet_prefix = port->subnet_prefix;
 	spin_unlock_irqrestore(&port->lock, flags);
 
-	attr->subnet_prefix = PIB_GID_PREFIX;
 	attr->gid_tbl_len = PIB_GID_TABLE_LEN;
 	attr->pkey_tbl_len = PIB_PKEY_TABLE_LEN;
 	attr->max_vl_num = 1;	/* VL0 only */
@@ -102,10 +107,12 @@ static enum rdma_link_layer pib_get_link_layer(struct ib_device *ibdev,
 static int pib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 			 union ib_gid *gid)
 {
+	struct pib_dev *dev = to_pib_dev(ibdev);
+
 	if (index < 0 || index >= PIB_GID_TABLE_LEN)
 		return -EINVAL;
-	gid->global.subnet_prefix = cpu_to_be64(PIB_GID_PREFIX);
-	gid->global.interface_id = to_pib_dev(ibdev)->guid;
+	gid->global.subnet_prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+	gid->global.interface_id = dev->guid;
 	return 0;
 }
 
@@ -285,6 +292,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.poll_cq = pib_poll_cq,
 	.post_recv = pib_post_recv,
 	.post_send = pib_post_send,
+	.process_mad = pib_process_mad,
 	.query_device = pib_query_device,
 	.query_gid = pib_query_gid,
 	.query_pkey = pib_query_pkey,

@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The HCA's subnet management agent: SMPs (LID-routed or directed-route)
+ * that reach the port are answered here, through process_mad. SMInfo is
+ * left to the subnet manager; traps and responses go on to the MAD agents.
+ */
+#include <rdma/ib_mad.h>
+#include <rdma/ib_pma.h>
+#include <rdma/ib_smi.h>
+
+#include "pib.h"
+
+/* What a handler decided: a MAD status (host order) or "drop silently". */
+#define PIB_SMA_DROP	-1
+#define PIB_VL15	15
+#define PIB_SMP_CLASS_VERSION	1
+/* PortInfo.RespTimeValue: 4.096 us * 2^8, about 1 ms. */
+#define PIB_RESP_TIME	8
+#define PIB_LID_MCAST	0xc000
+#define PIB_WIDTH_ALL	0xff	/* LinkWidthEnabled: set to supported */
+#define PIB_SPEED_ALL	0xf	/* LinkSpeedEnabled: set to supported */
+
+/**
+ * struct pib_sma_attr - how the SMA handles one attribute
+ * @id: attribute ID
+ * @get: fills the reply's data for Get; returns a MAD status
+ * @set: applies a Set from the SMP's data; returns a MAD status. The reply
+ *	 is then a Get. NULL if the attribute is read-only.
+ */
+struct pib_sma_attr {
+	__be16 id;
+	int (*get)(struct pib_dev *dev, struct ib_smp *smp);
+	int (*set)(struct pib_dev *dev, struct ib_smp *smp);
+};
+
+static int pib_get_node_desc(struct pib_dev *dev, struct ib_smp *smp)
+{
+	memcpy(smp->data, dev->ibdev.node_desc, IB_DEVICE_NODE_DESC_MAX);
+	return 0;
+}
+
+static int pib_get_node_info(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = PIB_SMP_CLASS_VERSION;
+	ni->node_type = RDMA_NODE_IB_CA;
+	ni->num_ports = 1;
+	ni->sys_guid = dev->guid;
+	ni->node_guid = dev->guid;
+	ni->port_guid = dev->guid;
+	ni->partition_cap = cpu_to_be16(PIB_PKEY_TABLE_LEN);
+	ni->revision = cpu_to_be32(PIB_VER_MAJOR << 16 | PIB_VER_MINOR << 8 |
+				   PIB_VER_SUB);
+	ni->local_port_num = PIB_PORT_NUM;
+	return 0;
+}
+
+/* GUIDInfo: one block of 8; entry 0 is the port GUID and read-only. */
+static int pib_get_guid_info(struct pib_dev *dev, struct ib_smp *smp)
+{
+	if (be32_to_cpu(smp->attr_mod))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	memcpy(smp->data, &dev->guid, sizeof(dev->guid));
+	return 0;
+}
+
+/* GUIDCap is 1: the only entry, the port GUID, cannot be set. */
+static int pib_set_guid_info(struct pib_dev *dev, struct ib_smp *smp)
+{
+	return be32_to_cpu(smp->attr_mod) ?
+		IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE : 0;
+}
+
+/* PKeyTable: blocks of 32 entries; the port has one block of 16. */
+static int pib_get_pkeys(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_port *port = &dev->port;
+	__be16 *p = (__be16 *)smp->data;
+	unsigned long flags;
+	int i;
+
+	if (be32_to_cpu(smp->attr_mod) & 0xffff)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < PIB_PKEY_TABLE_LEN; i++)
+		p[i] = cpu_to_be16(port->pkeys[i]);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static int pib_set_pkeys(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_port *port = &dev->port;
+	__be16 *p = (__be16 *)smp->data;
+	unsigned long flags;
+	bool changed = false;
+	int i;
+
+	if (be32_to_cpu(smp->attr_mod) & 0xffff)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < PIB_PKEY_TABLE_LEN; i++) {
+		changed |= port->pkeys[i] != be16_to_cpu(p[i]);
+		port->pkeys[i] = be16_to_cpu(p[i]);
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (changed)
+		pib_dispatch_events(dev, BIT(IB_EVENT_PKEY_CHANGE));
+	return 0;
+}
+
+/* SLtoVLMappingTable: 16 SLs, 4 bits each; only VL0 (or VL15, drop) exist. */
+static int pib_get_sl2vl(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < 8; i++)
+		smp->data[i] = port->sl2vl[2 * i] << 4 | port->sl2vl[2 * i + 1];
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static int pib_set_sl2vl(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	u8 vl[16];
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		vl[i] = (smp->data[i / 2] >> (i % 2 ? 0 : 4)) & 0xf;
+		if (vl[i] != 0 && vl[i] != PIB_VL15)
+			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	}
+	spin_lock_irqsave(&port->lock, flags);
+	memcpy(port->sl2vl, vl, sizeof(vl));
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+/* VLArbitrationTable: block 1..4 in the modifier's upper half; VL0 only. */
+static int pib_vlarb_block(struct ib_smp *smp)
+{
+	u32 block = be32_to_cpu(smp->attr_mod) >> 16;
+
+	return block >= 1 && block <= PIB_VLARB_BLOCKS ? block - 1 : -1;
+}
+
+static int pib_get_vlarb(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_port *port = &dev->port;
+	int block = pib_vlarb_block(smp);
+	unsigned long flags;
+
+	if (block < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&port->lock, flags);
+	memcpy(smp->data, port->vlarb[block], IB_SMP_DATA_SIZE);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static int pib_set_vlarb(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct ib_vl_weight_elem *e = (struct ib_vl_weight_elem *)smp->data;
+	struct pib_port *port = &dev->port;
+	int block = pib_vlarb_block(smp);
+	unsigned long flags;
+	int i;
+
+	if (block < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	for (i = 0; i < IB_SMP_DATA_SIZE / sizeof(*e); i++)
+		if (e[i].weight && (e[i].vl & 0xf))
+			return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&port->lock, flags);
+	memcpy(port->vlarb[block], smp->data, IB_SMP_DATA_SIZE);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+/* LinkSpeed (SDR/DDR/QDR) and LinkSpeedExt (FDR and up) codes of a speed. */
+static void pib_speed_codes(u8 speed, u8 *base, u8 *ext)
+{
+	*base = speed <= IB_SPEED_QDR ? speed : IB_SPEED_QDR;
+	*ext = speed > IB_SPEED_FDR10 ? speed / IB_SPEED_FDR : 0;
+}
+
+static void pib_portinfo_read(struct pib_dev *dev, struct pib_portinfo *pi)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	u8 speed, ext;
+
+	memset(pi, 0, sizeof(*pi));
+	spin_lock_irqsave(&port->lock, flags);
+	pib_speed_codes(port->speed, &speed, &ext);
+	pi->mkey = port->mkey;
+	pi->gid_prefix = port->subnet_prefix;
+	pi->lid = port->lid;
+	pi->sm_lid = port->sm_lid;
+	pi->cap_mask = port->cap_flags | (ext ? IB_PORT_EXTENDED_SPEEDS_SUP : 0);
+	pi->mkey_lease_period = port->mkey_lease;
+	pi->local_port_num = PIB_PORT_NUM;
+	pi->link_width_enabled = port->width_enabled ?: port->width;
+	pi->link_width_supported = port->width;
+	pi->link_width_active = port->width;
+	pi->link_speed_supported = speed;
+	pi->port_state = port->state;
+	pi->phys_state = port->phys_state;
+	pi->link_down_default = PIB_PHYS_POLLING;
+	pi->mkey_protect = port->mkey_protect;
+	pi->lmc = port->lmc;
+	pi->link_speed_active = speed;
+	pi->link_speed_enabled = port->speed_enabled ?: speed;
+	pi->neighbor_mtu = port->active_mtu;
+	pi->sm_sl = port->sm_sl;
+	pi->vl_cap = 1;			/* VL0 only */
+	pi->vl_arb_high_cap = PIB_VLARB_CAP;
+	pi->vl_arb_low_cap = PIB_VLARB_CAP;
+	pi->mtu_cap = port->max_mtu;
+	pi->operational_vls = 1;
+	pi->mkey_violations = port->mkey_violations;
+	pi->guid_cap = PIB_GID_TABLE_LEN;
+	pi->subnet_timeout = port->subnet_timeout;
+	pi->resp_time_value = PIB_RESP_TIME;
+	pi->link_speed_ext_active = ext;
+	pi->link_speed_ext_supported = ext;
+	pi->link_speed_ext_enabled = ext;
+	spin_unlock_irqrestore(&port->lock, flags);
+}
+
+/* Is a PortInfo Set acceptable as a whole? Called under the port lock. */
+static bool pib_portinfo_valid(struct pib_port *port,
+			       const struct pib_portinfo *pi)
+{
+	u8 speed, ext;
+
+	pib_speed_codes(port->speed, &speed, &ext);
+	if (pi->lid >= PIB_LID_MCAST || pi->sm_lid >= PIB_LID_MCAST)
+		return false;
+	if (!pib_port_state_change_ok(port->state, pi->port_state))
+		return false;
+	if (pi->phys_state != PIB_PHYS_NOP &&
+	    pi->phys_state != PIB_PHYS_POLLING &&
+	    pi->phys_state != PIB_PHYS_DISABLED)
+		return false;
+	if (pi->neighbor_mtu > port->max_mtu || pi->operational_vls > 1)
+		return false;
+	if (pi->link_width_enabled != PIB_WIDTH_ALL &&
+	    (pi->link_width_enabled & ~port->width))
+		return false;
+	return pi->link_speed_enabled == PIB_SPEED_ALL ||
+	       !(pi->link_speed_enabled & ~speed);
+}
+
+/* Apply the logical and physical state a PortInfo Set asks for. */
+static void pib_portinfo_write_state(struct pib_dev *dev,
+				     const struct pib_portinfo *pi, u32 *events)
+{
+	struct pib_port *port = &dev->port;
+
+	if (pi->phys_state == PIB_PHYS_DISABLED)
+		port->disabled = true;
+	else if (pi->phys_state == PIB_PHYS_POLLING)
+		port->disabled = false;
+	if (pi->port_state == PIB_PORT_DOWN) {
+		/* The link goes down and retrains to INIT if it can. */
+		pib_port_set_state(dev, IB_PORT_DOWN, events);
+		if (port->phys_state == IB_PORT_PHYS_STATE_LINK_UP)
+			pib_port_set_state(dev, IB_PORT_INIT, events);
+	} else if (pi->port_state != PIB_PORT_NOP) {
+		pib_port_set_state(dev, pi->port_state, events);
+	}
+}
+
+/*
+ * PortInfo Set: all or nothing. Returns a MAD status and collects the
+ * events the change causes.
+ */
+static int pib_portinfo_write(struct pib_dev *dev,
+			      const struct pib_portinfo *pi, u32 *events)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+
+	spin_lock_irqsave(&port->lock, flags);
+	if (!pib_portinfo_valid(port, pi)) {
+		spin_unlock_irqrestore(&port->lock, flags);
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	}
+	if (pi->lid != port->lid || pi->lmc != port->lmc)
+		*events |= BIT(IB_EVENT_LID_CHANGE);
+	if (pi->sm_lid != port->sm_lid || pi->sm_sl != port->sm_sl)
+		*events |= BIT(IB_EVENT_SM_CHANGE);
+	if (pi->gid_prefix != port->subnet_prefix)
+		*events |= BIT(IB_EVENT_GID_CHANGE);
+	if (pi->client_reregister)
+		*events |= BIT(IB_EVENT_CLIENT_REREGISTER);
+	port->mkey = pi->mkey;
+	port->mkey_protect = pi->mkey_protect;
+	port->mkey_lease = pi->mkey_lease_period;
+	port->subnet_prefix = pi->gid_prefix;
+	port->lid = pi->lid;
+	port->lmc = pi->lmc;
+	port->sm_lid = pi->sm_lid;
+	port->sm_sl = pi->sm_sl;
+	port->subnet_timeout = pi->subnet_timeout;
+	if (pi->neighbor_mtu) {
+		port->sm_mtu = pi->neighbor_mtu;
+		port->active_mtu = min(port->sm_mtu, port->max_mtu);
+	}
+	if (pi->link_width_enabled)
+		port->width_enabled = pi->link_width_enabled == PIB_WIDTH_ALL ?
+				      port->width : pi->link_width_enabled;
+	if (pi->link_speed_enabled)
+		port->speed_enabled = pi->link_speed_enabled == PIB_SPEED_ALL ?
+				      0 : pi->link_speed_enabled;
+	pib_portinfo_write_state(dev, pi, events);
+	spin_unlock_irqrestore(&port->lock, flags);
+	return 0;
+}
+
+static int pib_get_port_info(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_portinfo pi;
+
+	if (be32_to_cpu(smp->attr_mod) > PIB_PORT_NUM)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	pib_portinfo_read(dev, &pi);
+	pib_portinfo_pack(smp->data, &pi);
+	return 0;
+}
+
+static int pib_set_port_info(struct pib_dev *dev, struct ib_smp *smp)
+{
+	struct pib_portinfo pi;
+	u32 events = 0;
+	int status;
+
+	if (be32_to_cpu(smp->attr_mod) > PIB_PORT_NUM)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	pib_portinfo_unpack(smp->data, &pi);
+	status = pib_portinfo_write(dev, &pi, &events);
+	pib_dispatch_events(dev, events);
+	if (!status && pi.phys_state != PIB_PHYS_NOP)
+		pib_port_link_update(dev, true);
+	return status;
+}
+
+static const struct pib_sma_attr pib_sma_attrs[] = {
+	{ IB_SMP_ATTR_NODE_DESC, pib_get_node_desc, NULL },
+	{ IB_SMP_ATTR_NODE_INFO, pib_get_node_info, NULL },
+	{ IB_SMP_ATTR_GUID_INFO, pib_get_guid_info, pib_set_guid_info },
+	{ IB_SMP_ATTR_PORT_INFO, pib_get_port_info, pib_set_port_info },
+	{ IB_SMP_ATTR_PKEY_TABLE, pib_get_pkeys, pib_set_pkeys },
+	{ IB_SMP_ATTR_SL_TO_VL_TABLE, pib_get_sl2vl, pib_set_sl2vl },
+	{ IB_SMP_ATTR_VL_ARB_TABLE, pib_get_vlarb, pib_set_vlarb },
+};
+
+/*
+ * M_Key check (IBA 14.2.4): a wrong key is tolerated on Get below protect
+ * level 2 (level 1 hides the key in the reply); otherwise the SMP is dropped
+ * and counted.
+ */
+static int pib_sma_check_mkey(struct pib_dev *dev, struct ib_smp *smp,
+			      bool *hide_mkey)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	int verdict = 0;
+
+	spin_lock_irqsave(&port->lock, flags);
+	if (port->mkey && be64_to_cpu(smp->mkey) != port->mkey) {
+		if (smp->method == IB_MGMT_METHOD_GET && port->mkey_protect < 2) {
+			*hide_mkey = port->mkey_protect == 1;
+		} else {
+			verdict = PIB_SMA_DROP;
+			if (port->mkey_violations != U16_MAX)
+				port->mkey_violations++;
+		}
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	return verdict;
+}
+
+static int pib_sma_handle(struct pib_dev *dev, int flags, struct ib_smp *smp)
+{
+	const struct pib_sma_attr *a = NULL;
+	bool hide_mkey = false;
+	int i, status, get_status;
+
+	for (i = 0; i < ARRAY_SIZE(pib_sma_attrs); i++)
+		if (pib_sma_attrs[i].id == smp->attr_id)
+			a = &pib_sma_attrs[i];
+	if (!(flags & IB_MAD_IGNORE_MKEY) &&
+	    pib_sma_check_mkey(dev, smp, &hide_mkey))
+		return PIB_SMA_DROP;
+	if (!a || (smp->method == IB_MGMT_METHOD_SET && !a->set))
+		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	status = smp->method == IB_MGMT_METHOD_SET ? a->set(dev, smp) : 0;
+	/* The reply shows what stands, whether or not a Set was refused. */
+	memset(smp->data, 0, IB_SMP_DATA_SIZE);
+	get_status = a->get(dev, smp);
+	status = status ?: get_status;
+	if (hide_mkey && smp->attr_id == IB_SMP_ATTR_PORT_INFO)
+		memset(smp->data, 0, sizeof(u64));
+	return status;
+}
+
+static int pib_sma(struct pib_dev *dev, int flags, const struct ib_mad *in,
+		   struct ib_mad *out)
+{
+	struct ib_smp *smp = (struct ib_smp *)out;
+	int status;
+
+	switch (in->mad_hdr.method) {
+	case IB_MGMT_METHOD_GET:
+	case IB_MGMT_METHOD_SET:
+		break;
+	case IB_MGMT_METHOD_TRAP:
+	case IB_MGMT_METHOD_TRAP_REPRESS:
+	case IB_MGMT_METHOD_GET_RESP:
+		return IB_MAD_RESULT_SUCCESS;	/* for the SM or the requester */
+	default:
+		*out = *in;
+		status = IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
+		goto reply;
+	}
+	if (in->mad_hdr.attr_id == IB_SMP_ATTR_SM_INFO)
+		return IB_MAD_RESULT_SUCCESS;	/* SMInfo is the SM's */
+	*out = *in;
+	status = pib_sma_handle(dev, flags, smp);
+	if (status == PIB_SMA_DROP)
+		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;
+reply:
+	smp->method = IB_MGMT_METHOD_GET_RESP;
+	smp->status = cpu_to_be16(status);
+	if (smp->mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+		smp->status |= IB_SMP_DIRECTION;
+	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
+}
+
+/**
+ * pib_process_mad() - the HCA's management agents
+ *
+ * Answers SMPs (SMA) and performance management MADs (PMA) addressed to
+ * the port; everything else is left to the MAD layer's agents.
+ *
+ * Return: IB_MAD_RESULT_* flags.
+ */
+int pib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
+		    const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		    const struct ib_mad *in, struct ib_mad *out,
+		    size_t *out_size, u16 *out_pkey_index)
+{
+	struct pib_dev *dev = to_pib_dev(ibdev);
+
+	if (in->mad_hdr.base_version != IB_MGMT_BASE_VERSION ||
+	    *out_size < sizeof(*out))
+		return IB_MAD_RESULT_SUCCESS;
+	*out_size = sizeof(*out);
+	switch (in->mad_hdr.mgmt_class) {
+	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
+	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
+		return pib_sma(dev, flags, in, out);
+	case IB_MGMT_CLASS_PERF_MGMT:
+		return pib_pma(dev, in, out);
+	default:
+		return IB_MAD_RESULT_SUCCESS;
+	}
+}
