@@ -133,11 +133,67 @@ struct pib_port {
 	struct pib_counters counters;
 };
 
+/* Most peer hosts one switch keeps track of. */
+#define PIB_MAX_PEERS		64
+
+/**
+ * struct pib_peer - another host's switch, heard on the LAN
+ * @guid: its switch GUID
+ * @addr: the IPv4 address its hellos come from
+ * @last_heard: jiffies of its last hello
+ * @up: heard within PIB_PEER_TIMEOUT_MS
+ */
+struct pib_peer {
+	u64 guid;
+	__be32 addr;
+	unsigned long last_heard;
+	bool up;
+};
+
+/**
+ * struct pib_switch - the virtual switch of one netdev
+ * @list: entry on pib_switches
+ * @ndev: the netdev; a reference is held
+ * @users: pib devices attached (under pib_switches_lock)
+ * @sock: UDP socket on pib's port, bound to @ndev
+ * @guid: switch node GUID
+ * @hello_work: periodic hello and peer aging
+ * @debugfs: /sys/kernel/debug/pib/<netdev>
+ * @lock: protects the peer table
+ * @num_peers: entries used in @peers
+ * @peers_refused: hellos from new peers with the table full
+ * @peers: other hosts' switches
+ * @hellos_tx: hellos sent
+ * @hellos_rx: hellos received
+ * @bad_hellos: raw packets that were not hellos of another switch
+ * @unrouted: IBA packets dropped until forwarding exists
+ * @drops: received datagrams dropped, by enum pib_pkt_err
+ */
+struct pib_switch {
+	struct list_head list;
+	struct net_device *ndev;
+	unsigned int users;
+	struct socket *sock;
+	u64 guid;
+	struct delayed_work hello_work;
+	struct dentry *debugfs;
+	spinlock_t lock;
+	unsigned int num_peers;
+	unsigned int peers_refused;
+	struct pib_peer peers[PIB_MAX_PEERS];
+	atomic64_t hellos_tx;
+	atomic64_t hellos_rx;
+	atomic64_t bad_hellos;
+	atomic64_t unrouted;
+	atomic64_t drops[PIB_PKT_NUM_ERRS];
+};
+
 /**
  * struct pib_dev - one pib HCA
  * @ibdev: the RDMA core's device; must come first (ib_alloc_device)
  * @list: entry on the driver's device list (pib_devs)
  * @ndev: the netdev this HCA is attached to; a reference is held
+ * @sw: the netdev's virtual switch
  * @index: this device's index among the pib devices on @ndev
  * @registered: registration is complete (under pib_devs_lock)
  * @guid: node, port and system image GUID
@@ -153,6 +209,7 @@ struct pib_dev {
 	struct ib_device ibdev;
 	struct list_head list;
 	struct net_device *ndev;
+	struct pib_switch *sw;
 	unsigned int index;
 	bool registered;
 	__be64 guid;
@@ -318,6 +375,13 @@ int pib_dev_add(const char *name, struct net_device *ndev);
 void pib_dev_remove_all(void);
 void pib_dev_netdev_event(struct net_device *ndev, unsigned long event);
 void pib_dev_dealloc(struct ib_device *ibdev);
+
+/* pib_net.c: the per-netdev switch and its UDP socket */
+extern unsigned short pib_udp_port;
+struct pib_switch *pib_switch_get(struct net_device *ndev);
+void pib_switch_put(struct pib_switch *sw);
+void pib_net_init(void);
+void pib_net_exit(void);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

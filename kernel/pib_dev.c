@@ -205,6 +205,8 @@ static void pib_dev_free(struct pib_dev *dev)
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
+	if (dev->sw)
+		pib_switch_put(dev->sw);
 	dev_put(dev->ndev);
 	ib_dealloc_device(&dev->ibdev);
 }
@@ -266,6 +268,12 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 		err = -ENOMEM;
 		goto out_unlock;
 	}
+	dev->sw = pib_switch_get(ndev);
+	if (IS_ERR(dev->sw)) {
+		err = PTR_ERR(dev->sw);
+		dev->sw = NULL;
+		goto out_free;
+	}
 	err = ib_device_set_netdev(&dev->ibdev, ndev, PIB_PORT_NUM);
 	if (err)
 		goto out_free;
@@ -314,6 +322,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
+	pib_switch_put(dev->sw);
 	dev_put(dev->ndev);
 }
 

@@ -966,4 +966,60 @@ static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
 	       pib_port_state_ok[cur][req];
 }
 
+/*
+ * Peer discovery. Every pib switch (one per netdev) broadcasts a hello on
+ * the LAN each PIB_HELLO_INTERVAL_MS: a raw IB packet (LNH 0, DLID
+ * permissive) whose payload names the sending switch. A peer heard in the
+ * last PIB_PEER_TIMEOUT_MS has its link up.
+ */
+#define PIB_DEFAULT_UDP_PORT	4792
+#define PIB_PERMISSIVE_LID	0xffff
+#define PIB_HELLO_MAGIC		0x50494248	/* "PIBH" */
+#define PIB_HELLO_VERSION	1
+#define PIB_HELLO_LEN		16
+#define PIB_HELLO_PKT_LEN	(PIB_LRH_LEN + PIB_HELLO_LEN + PIB_VCRC_LEN)
+#define PIB_HELLO_INTERVAL_MS	1000
+#define PIB_PEER_TIMEOUT_MS	3500
+/* Switch GUIDs use device index 0x80 of pib_guid_from_mac() (byte 0x7f). */
+#define PIB_SWITCH_GUID_INDEX	0x80
+
+/**
+ * struct pib_hello - what a hello says
+ * @version: PIB_HELLO_VERSION
+ * @num_ports: the sender's switch ports, port 0 excluded
+ * @switch_guid: the sender's switch node GUID
+ */
+struct pib_hello {
+	__u8 version;
+	__u8 num_ports;
+	__u64 switch_guid;
+};
+
+/* Build a sealed hello packet at @p (PIB_HELLO_PKT_LEN bytes). */
+static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
+{
+	struct pib_lrh lrh = { .lnh = PIB_LNH_RAW, .dlid = PIB_PERMISSIVE_LID };
+
+	__builtin_memset(p, 0, PIB_HELLO_PKT_LEN);
+	pib_lrh_pack(p, &lrh);
+	pib_put32(p + PIB_LRH_LEN, PIB_HELLO_MAGIC);
+	p[PIB_LRH_LEN + 4] = h->version;
+	p[PIB_LRH_LEN + 5] = h->num_ports;
+	pib_put64(p + PIB_LRH_LEN + 8, h->switch_guid);
+	return pib_pkt_seal(p, PIB_LRH_LEN + PIB_HELLO_LEN);
+}
+
+/* Read a hello from a parsed raw packet's payload; 0, or -1 if it is none. */
+static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
+				  struct pib_hello *h)
+{
+	if (len != PIB_HELLO_LEN || pib_get32(payload) != PIB_HELLO_MAGIC ||
+	    payload[4] != PIB_HELLO_VERSION)
+		return -1;
+	h->version = payload[4];
+	h->num_ports = payload[5];
+	h->switch_guid = pib_get64(payload + 8);
+	return 0;
+}
+
 #endif /* PIB_HDR_H */

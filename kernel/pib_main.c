@@ -9,6 +9,10 @@
 
 #include "pib.h"
 
+unsigned short pib_udp_port = PIB_DEFAULT_UDP_PORT;
+module_param_named(udp_port, pib_udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port that carries pib's IB packets (default 4792)");
+
 static int pib_newlink(const char *ibdev_name, struct net_device *ndev)
 {
 	return pib_dev_add(ibdev_name, ndev);
@@ -44,9 +48,14 @@ static int __init pib_init(void)
 {
 	int err;
 
+	if (!pib_udp_port) {
+		pr_err("pib: udp_port must be 1..65535\n");
+		return -EINVAL;
+	}
 	err = register_netdevice_notifier(&pib_netdev_nb);
 	if (err)
 		return err;
+	pib_net_init();
 	rdma_link_register(&pib_link_ops);
 	return 0;
 }
@@ -57,6 +66,7 @@ static void __exit pib_exit(void)
 	rdma_link_unregister(&pib_link_ops);
 	pib_dev_remove_all();
 	unregister_netdevice_notifier(&pib_netdev_nb);
+	pib_net_exit();
 }
 
 module_init(pib_init);

@@ -176,6 +176,11 @@ for i in $(seq 5); do
 	modprobe -r pib || fail "unload $i"
 done
 expect_eq "load/unload cycles leave no device" "$(ib_devs)" ""
+check_fails "module parameter udp_port=0 is refused" "Invalid argument" modprobe pib udp_port=0
+check "udp_port=5000 loads" modprobe pib udp_port=5000
+check "a device on the other port" rdma link add pibeth0 type pib netdev eth0
+expect_match "its switch uses UDP port 5000" "$(cat /sys/kernel/debug/pib/eth0)" 'udp_port 5000'
+check "unload" modprobe -r pib
 check "ib_core still unloads cleanly" modprobe -r ib_umad ib_uverbs
 
 pib_done

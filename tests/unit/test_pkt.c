@@ -324,8 +324,35 @@ static void test_random_input(void)
 	printf("random input: %u parsed as raw or valid packets\n", ok);
 }
 
+static void test_hello(void)
+{
+	struct pib_hello h = { .version = PIB_HELLO_VERSION, .num_ports = 3,
+			       .switch_guid = 0x5054007ffe990001ULL }, back;
+	struct pib_pkt pkt;
+	unsigned int len = pib_hello_build(buf, &h);
+
+	CHECK_EQ(len, PIB_HELLO_PKT_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.lrh.lnh, PIB_LNH_RAW);
+	CHECK_EQ(pkt.lrh.dlid, PIB_PERMISSIVE_LID);
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), 0);
+	CHECK_EQ(back.switch_guid, h.switch_guid);
+	CHECK_EQ(back.num_ports, 3);
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len - 4, &back), -1);
+	buf[pkt.payload_off] ^= 1;	/* magic */
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
+	buf[pkt.payload_off] ^= 1;
+	buf[pkt.payload_off + 4] = 2;	/* version */
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
+	/* The switch GUID's index byte differs from every HCA's. */
+	const __u8 mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x00, 0x01 };
+
+	CHECK_EQ(pib_guid_from_mac(mac, PIB_SWITCH_GUID_INDEX), 0x5054007ffe990001ULL);
+}
+
 int main(void)
 {
+	test_hello();
 	test_crcs();
 	test_header_round_trips();
 	test_icrc_variant_fields();

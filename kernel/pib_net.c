@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Net glue: one virtual switch per netdev that carries pib devices, with a
+ * UDP socket on pib's port bound to that netdev. Received datagrams are
+ * checked as IB packets; hellos from other hosts make them peers of the
+ * switch, and a peer that falls silent loses its link.
+ *
+ * Forwarding (DR SMPs, LFT, MFT) and the switch's SMA come next; until then
+ * IBA packets from the LAN are counted and dropped.
+ */
+#include <linux/debugfs.h>
+#include <linux/inetdevice.h>
+#include <linux/seq_file.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "pib.h"
+
+static DEFINE_MUTEX(pib_switches_lock);
+static LIST_HEAD(pib_switches);
+static struct dentry *pib_debugfs;
+
+/* Called under sw->lock: note that @addr said @h. */
+static void pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
+				    const struct pib_hello *h)
+{
+	struct pib_peer *peer = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sw->num_peers; i++)
+		if (sw->peers[i].guid == h->switch_guid)
+			peer = &sw->peers[i];
+	if (!peer) {
+		if (sw->num_peers == PIB_MAX_PEERS) {
+			sw->peers_refused++;
+			return;
+		}
+		peer = &sw->peers[sw->num_peers++];
+		peer->guid = h->switch_guid;
+	}
+	peer->addr = addr;
+	peer->last_heard = jiffies;
+	peer->up = true;
+}
+
+static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct pib_switch *sw = rcu_dereference_sk_user_data(sk);
+	__be32 saddr = ip_hdr(skb)->saddr;
+	enum pib_pkt_err err;
+	struct pib_hello h;
+	struct pib_pkt pkt;
+
+	if (!sw || skb_linearize(skb))
+		goto out;
+	__skb_pull(skb, sizeof(struct udphdr));
+	err = pib_pkt_parse(skb->data, skb->len, &pkt);
+	if (err) {
+		atomic64_inc(&sw->drops[err]);
+		goto out;
+	}
+	if (pkt.lrh.lnh != PIB_LNH_RAW) {
+		atomic64_inc(&sw->unrouted);
+		goto out;
+	}
+	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h) ||
+	    h.switch_guid == sw->guid) {
+		atomic64_inc(&sw->bad_hellos);
+		goto out;
+	}
+	atomic64_inc(&sw->hellos_rx);
+	spin_lock_bh(&sw->lock);
+	pib_switch_heard_locked(sw, saddr, &h);
+	spin_unlock_bh(&sw->lock);
+out:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* Broadcast one hello on the LAN; nothing without an IPv4 address. */
+static void pib_switch_send_hello(struct pib_switch *sw)
+{
+	struct net_device *ndev = sw->ndev;
+	struct flowi4 fl = {
+		.flowi4_oif = ndev->ifindex,
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = htonl(INADDR_BROADCAST),
+	};
+	struct pib_hello h = {
+		.version = PIB_HELLO_VERSION,
+		.num_ports = sw->num_peers,
+		.switch_guid = sw->guid,
+	};
+	unsigned int headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
+				sizeof(struct udphdr);
+	struct sk_buff *skb;
+	struct rtable *rt;
+
+	rt = ip_route_output_key(dev_net(ndev), &fl);
+	if (IS_ERR(rt))
+		return;
+	if (!fl.saddr) {
+		ip_rt_put(rt);
+		return;
+	}
+	skb = alloc_skb(headroom + PIB_HELLO_PKT_LEN, GFP_KERNEL);
+	if (!skb) {
+		ip_rt_put(rt);
+		return;
+	}
+	skb_reserve(skb, headroom);
+	pib_hello_build(skb_put(skb, PIB_HELLO_PKT_LEN), &h);
+	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, fl.saddr, fl.daddr, 0,
+			    1, 0, htons(pib_udp_port), htons(pib_udp_port),
+			    false, false);
+	atomic64_inc(&sw->hellos_tx);
+}
+
+/* Every hello interval: say hello, and take silent peers' links down. */
+static void pib_switch_hello_work(struct work_struct *work)
+{
+	struct pib_switch *sw = container_of(to_delayed_work(work),
+					     struct pib_switch, hello_work);
+	unsigned long timeout = msecs_to_jiffies(PIB_PEER_TIMEOUT_MS);
+	unsigned int i;
+
+	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
+		pib_switch_send_hello(sw);
+	spin_lock_bh(&sw->lock);
+	for (i = 0; i < sw->num_peers; i++)
+		if (time_after(jiffies, sw->peers[i].last_heard + timeout))
+			sw->peers[i].up = false;
+	spin_unlock_bh(&sw->lock);
+	schedule_delayed_work(&sw->hello_work,
+			      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+}
+
+static int pib_switch_show(struct seq_file *m, void *unused)
+{
+	struct pib_switch *sw = m->private;
+	unsigned int i;
+
+	seq_printf(m, "netdev %s\nguid %016llx\nudp_port %u\n",
+		   netdev_name(sw->ndev), sw->guid, pib_udp_port);
+	seq_printf(m, "hellos_tx %lld\nhellos_rx %lld\nbad_hellos %lld\n",
+		   atomic64_read(&sw->hellos_tx), atomic64_read(&sw->hellos_rx),
+		   atomic64_read(&sw->bad_hellos));
+	seq_printf(m, "unrouted %lld\n", atomic64_read(&sw->unrouted));
+	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
+		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
+			   atomic64_read(&sw->drops[i]));
+	spin_lock_bh(&sw->lock);
+	seq_printf(m, "peers_refused %u\n", sw->peers_refused);
+	for (i = 0; i < sw->num_peers; i++)
+		seq_printf(m, "peer %016llx %pI4 %s\n", sw->peers[i].guid,
+			   &sw->peers[i].addr, sw->peers[i].up ? "up" : "down");
+	spin_unlock_bh(&sw->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pib_switch);
+
+static int pib_switch_open_socket(struct pib_switch *sw)
+{
+	struct udp_port_cfg cfg = {
+		.family = AF_INET,
+		.local_ip.s_addr = htonl(INADDR_ANY),
+		.local_udp_port = htons(pib_udp_port),
+		.bind_ifindex = sw->ndev->ifindex,
+	};
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = sw,
+		.encap_type = 1,
+		.encap_rcv = pib_udp_rcv,
+	};
+	int err;
+
+	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sw->sock);
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sock, &tcfg);
+	return 0;
+}
+
+static struct pib_switch *pib_switch_create(struct net_device *ndev)
+{
+	struct pib_switch *sw = kzalloc(sizeof(*sw), GFP_KERNEL);
+	int err;
+
+	if (!sw)
+		return ERR_PTR(-ENOMEM);
+	sw->ndev = ndev;
+	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
+	spin_lock_init(&sw->lock);
+	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
+	err = pib_switch_open_socket(sw);
+	if (err) {
+		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",
+				    pib_udp_port, netdev_name(ndev), err);
+		kfree(sw);
+		return ERR_PTR(err);
+	}
+	dev_hold(ndev);
+	sw->debugfs = debugfs_create_file(netdev_name(ndev), 0400, pib_debugfs,
+					  sw, &pib_switch_fops);
+	schedule_delayed_work(&sw->hello_work, 0);
+	return sw;
+}
+
+/**
+ * pib_switch_get() - the virtual switch of a netdev, created on first use
+ * @ndev: the netdev
+ *
+ * Return: the switch with one more user, or an ERR_PTR.
+ */
+struct pib_switch *pib_switch_get(struct net_device *ndev)
+{
+	struct pib_switch *sw;
+
+	mutex_lock(&pib_switches_lock);
+	list_for_each_entry(sw, &pib_switches, list) {
+		if (sw->ndev == ndev) {
+			sw->users++;
+			goto out;
+		}
+	}
+	sw = pib_switch_create(ndev);
+	if (!IS_ERR(sw)) {
+		sw->users = 1;
+		list_add(&sw->list, &pib_switches);
+	}
+out:
+	mutex_unlock(&pib_switches_lock);
+	return sw;
+}
+
+/**
+ * pib_switch_put() - drop a user; the last one takes the switch down
+ * @sw: the switch
+ */
+void pib_switch_put(struct pib_switch *sw)
+{
+	mutex_lock(&pib_switches_lock);
+	if (--sw->users) {
+		mutex_unlock(&pib_switches_lock);
+		return;
+	}
+	list_del(&sw->list);
+	mutex_unlock(&pib_switches_lock);
+
+	debugfs_remove(sw->debugfs);
+	cancel_delayed_work_sync(&sw->hello_work);
+	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
+	dev_put(sw->ndev);
+	kfree(sw);
+}
+
+void pib_net_init(void)
+{
+	pib_debugfs = debugfs_create_dir("pib", NULL);
+}
+
+void pib_net_exit(void)
+{
+	debugfs_remove(pib_debugfs);
+}

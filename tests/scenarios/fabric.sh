@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 400
+# The per-netdev virtual switches find each other by hellos on the LAN,
+# take a silent peer's link down and bring it back, and drop malformed
+# datagrams on pib's UDP port, counted by reason.
+. "$PIB_SRC/tests/lib.sh"
+
+pib_install
+me=$PIB_HOST
+other=$((3 - PIB_HOST))
+sw=/sys/kernel/debug/pib/eth0
+check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
+expect_match "switch GUID from the MAC" "$(cat $sw)" "guid 505400 *7ffe99000$me"
+expect_match "UDP port 4792" "$(cat $sw)" 'udp_port 4792'
+peer_re="peer 5054007ffe99000$other 10\\.99\\.0\\.$other"
+check "host$other's switch is a peer, up" wait_for 20 grep -Eq "$peer_re up" $sw
+barrier peers
+
+# host1 goes silent for a while; host2 sees its link go down and come back.
+if [ "$me" = 1 ]; then
+	ip link set eth0 down
+	barrier silent
+	sleep 8
+	ip link set eth0 up
+	barrier back
+else
+	barrier silent
+	check "a silent peer's link goes down" wait_for 20 grep -Eq "$peer_re down" $sw
+	barrier back
+	check "it comes back up" wait_for 20 grep -Eq "$peer_re up" $sw
+fi
+[ "$me" = 1 ] && check "host1 hears host2 again" wait_for 20 grep -Eq "$peer_re up" $sw
+barrier up-again
+
+# Hostile datagrams from host2 to host1's pib port.
+if [ "$me" = 2 ]; then
+	python3 - <<'PY'
+import os, random, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+random.seed(7)
+def send(b): s.sendto(b, ("10.99.0.1", 4792))
+send(b"")                                   # empty
+send(b"\x00" * 3)                           # shorter than an LRH
+for n in range(300):                        # random junk of every size
+    send(bytes(random.getrandbits(8) for _ in range(random.randrange(1, 300))))
+lrh = struct.pack(">BBHHH", 0, 2, 1, (8 + 12 + 8) // 4, 2)  # PktLen says 28
+send(lrh + b"\x00" * 50)                    # but 58 bytes arrive
+send(b"\x00" * 5000)                        # larger than any IB packet
+PY
+fi
+barrier junk-sent
+if [ "$me" = 1 ]; then
+	sleep 2
+	st=$(cat $sw)
+	echo "$st"
+	expect_match "short datagrams counted" "$st" 'drop_short [1-9]'
+	expect_match "length mismatches counted" "$st" 'drop_bad_len [1-9]'
+	check "the peer is still up" grep -Eq "$peer_re up" $sw
+	check "the device still works" ibv_devinfo -d pibeth0
+fi
+barrier done
+check "rdma link delete pibeth0" rdma link delete pibeth0
+check "the switch goes with the last device" test ! -e $sw
+pib_done
