@@ -1022,4 +1022,81 @@ static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
 	return 0;
 }
 
+/*
+ * Directed-route SMPs (IBA 14.2.2). Offsets into the 256-byte SMP; the
+ * paths are indexed by hop, entry 0 unused.
+ */
+#define PIB_SMP_STATUS		4
+#define PIB_SMP_HOP_PTR		6
+#define PIB_SMP_HOP_CNT		7
+#define PIB_SMP_DR_SLID		32
+#define PIB_SMP_DR_DLID		34
+#define PIB_SMP_INITIAL_PATH	128
+#define PIB_SMP_RETURN_PATH	192
+#define PIB_SMP_LEN		256
+#define PIB_SMP_DIRECTION	0x8000
+#define PIB_SMP_MAX_HOPS	63
+
+/* What a switch does with a directed-route SMP. */
+enum pib_dr_verdict {
+	PIB_DR_DISCARD,
+	PIB_DR_SMA,		/* this switch is the destination */
+	PIB_DR_FORWARD,		/* send it out of *out_port */
+};
+
+static inline int pib_smp_returning(const __u8 *smp)
+{
+	return !!(pib_get16(smp + PIB_SMP_STATUS) & PIB_SMP_DIRECTION);
+}
+
+/**
+ * pib_dr_switch_route() - route a directed-route SMP through a switch
+ * @smp: the SMP; its hop pointer and return path are updated
+ * @in_port: the switch port it arrived on
+ * @num_ports: the switch's highest port number
+ * @out_port: where to send it, for PIB_DR_FORWARD
+ *
+ * Outgoing (D=0), the SMP arrives with HopPtr naming this hop (the sender
+ * advanced it): the switch records @in_port in ReturnPath[HopPtr], then
+ * either is the destination (HopPtr = HopCnt) or sends it on along
+ * InitialPath[HopPtr + 1]. Returning (D=1), the previous node left HopPtr
+ * at its own hop: the switch steps back one hop and sends it out of
+ * ReturnPath[HopPtr]. The switch's own replies start with HopPtr =
+ * HopCnt + 1 and take the same step. Only paths that are directed from end
+ * to end (permissive DrSLID and DrDLID) are routed.
+ *
+ * Return: enum pib_dr_verdict.
+ */
+static inline enum pib_dr_verdict pib_dr_switch_route(__u8 *smp,
+						     unsigned int in_port,
+						     unsigned int num_ports,
+						     unsigned int *out_port)
+{
+	unsigned int hp = smp[PIB_SMP_HOP_PTR], hc = smp[PIB_SMP_HOP_CNT];
+
+	if (hc > PIB_SMP_MAX_HOPS ||
+	    pib_get16(smp + PIB_SMP_DR_SLID) != PIB_PERMISSIVE_LID ||
+	    pib_get16(smp + PIB_SMP_DR_DLID) != PIB_PERMISSIVE_LID)
+		return PIB_DR_DISCARD;
+	if (!pib_smp_returning(smp)) {
+		if (!hc || !hp || hp > hc)
+			return PIB_DR_DISCARD;
+		smp[PIB_SMP_RETURN_PATH + hp] = in_port;
+		if (hp == hc) {
+			smp[PIB_SMP_HOP_PTR] = hc + 1;
+			return PIB_DR_SMA;
+		}
+		*out_port = smp[PIB_SMP_INITIAL_PATH + hp + 1];
+		smp[PIB_SMP_HOP_PTR] = hp + 1;
+	} else {
+		/* Only the switch's own reply (from port 0) may be at HopCnt + 1. */
+		if (hp < 2 || hp > hc + !in_port)
+			return PIB_DR_DISCARD;
+		*out_port = smp[PIB_SMP_RETURN_PATH + hp - 1];
+		smp[PIB_SMP_HOP_PTR] = hp - 1;
+	}
+	return *out_port && *out_port <= num_ports ? PIB_DR_FORWARD :
+						       PIB_DR_DISCARD;
+}
+
 #endif /* PIB_HDR_H */
