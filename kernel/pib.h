@@ -135,6 +135,12 @@ struct pib_port {
 
 /* Most peer hosts one switch keeps track of. */
 #define PIB_MAX_PEERS		64
+/*
+ * Switch ports: 0 is the switch itself, 1..64 the pib devices on the netdev
+ * (device index + 1), 65..128 the peers (peer slot + 65).
+ */
+#define PIB_SW_NUM_PORTS	(PIB_MAX_DEVS_PER_NETDEV + PIB_MAX_PEERS)
+#define PIB_SW_FIRST_PEER_PORT	(PIB_MAX_DEVS_PER_NETDEV + 1)
 
 /**
  * struct pib_peer - another host's switch, heard on the LAN
@@ -166,7 +172,9 @@ struct pib_peer {
  * @hellos_tx: hellos sent
  * @hellos_rx: hellos received
  * @bad_hellos: raw packets that were not hellos of another switch
- * @unrouted: IBA packets dropped until forwarding exists
+ * @hca: the pib devices on the netdev, by index (RCU)
+ * @unrouted: IBA packets dropped for want of a route
+ * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
 struct pib_switch {
@@ -184,7 +192,9 @@ struct pib_switch {
 	atomic64_t hellos_tx;
 	atomic64_t hellos_rx;
 	atomic64_t bad_hellos;
+	struct pib_dev __rcu *hca[PIB_MAX_DEVS_PER_NETDEV];
 	atomic64_t unrouted;
+	atomic64_t dr_discards;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
 
@@ -200,6 +210,8 @@ struct pib_switch {
  * @port: the port's state
  * @special_qp: QP0 and QP1, once created
  * @mrs: memory regions by key index
+ * @txq: packets the port sends, waiting for @tx_work
+ * @tx_work: hands @txq to the switch, in process context
  * @pd_count: protection domains allocated
  * @cq_count: completion queues allocated
  * @mr_count: memory regions allocated
@@ -214,8 +226,10 @@ struct pib_dev {
 	bool registered;
 	__be64 guid;
 	struct pib_port port;
-	struct pib_qp *special_qp[PIB_NUM_SPECIAL_QPS];
+	struct pib_qp __rcu *special_qp[PIB_NUM_SPECIAL_QPS];
 	struct xarray mrs;
+	struct sk_buff_head txq;
+	struct work_struct tx_work;
 	atomic_t pd_count;
 	atomic_t cq_count;
 	atomic_t mr_count;
@@ -344,6 +358,11 @@ static inline struct pib_dev *to_pib_dev(struct ib_device *ibdev)
 	return container_of(ibdev, struct pib_dev, ibdev);
 }
 
+static inline struct pib_rwqe *pib_rq_slot(struct pib_rq *rq, u32 i)
+{
+	return (struct pib_rwqe *)(rq->buf + (size_t)(i % rq->size) * rq->stride);
+}
+
 static inline struct pib_cq *to_pib_cq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct pib_cq, ibcq);
@@ -382,6 +401,26 @@ struct pib_switch *pib_switch_get(struct net_device *ndev);
 void pib_switch_put(struct pib_switch *sw);
 void pib_net_init(void);
 void pib_net_exit(void);
+void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
+		     unsigned int len, gfp_t gfp);
+
+/* pib_switch.c: ports, forwarding and the switch's SMA */
+void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
+void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
+void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
+		      unsigned int len);
+
+static inline unsigned int pib_sw_hca_port(struct pib_dev *dev)
+{
+	return dev->index + 1;
+}
+
+/* pib_ud.c: UD datagrams of the special QPs */
+unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
+			  u8 *buf);
+bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt,
+		    const u8 *buf);
+void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

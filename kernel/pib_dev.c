@@ -171,6 +171,19 @@ static int pib_check_netdev(struct net_device *ndev)
 	return 0;
 }
 
+/* Hand what the port sent to the switch, in order. */
+static void pib_dev_tx_work(struct work_struct *work)
+{
+	struct pib_dev *dev = container_of(work, struct pib_dev, tx_work);
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&dev->txq))) {
+		pib_switch_input(dev->sw, pib_sw_hca_port(dev), skb->data,
+				 skb->len);
+		consume_skb(skb);
+	}
+}
+
 static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 				     unsigned int index)
 {
@@ -187,6 +200,8 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
 	pib_port_init(&dev->port);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
+	skb_queue_head_init(&dev->txq);
+	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -226,6 +241,7 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
 	live = !list_empty(&dev->list);
 	if (live) {
 		dev->registered = true;
+		pib_switch_attach(dev->sw, dev);
 		*gone = dev->ndev->reg_state != NETREG_REGISTERED;
 		pib_port_refresh(dev, true);
 	}
@@ -322,6 +338,9 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
+	cancel_work_sync(&dev->tx_work);
+	skb_queue_purge(&dev->txq);
+	pib_switch_detach(dev->sw, dev);
 	pib_switch_put(dev->sw);
 	dev_put(dev->ndev);
 }

@@ -176,6 +176,7 @@ static inline const struct pib_ib_rate *pib_ib_rate_for_mbps(__u32 mbps)
 #define PIB_GRH_IP_VERSION	6
 #define PIB_GRH_NEXT_HDR_BTH	0x1b
 #define PIB_BTH_TVER		0
+#define PIB_VL15		15	/* the management VL */
 
 static inline __u16 pib_get16(const __u8 *p)
 {

@@ -3,10 +3,8 @@
  * Net glue: one virtual switch per netdev that carries pib devices, with a
  * UDP socket on pib's port bound to that netdev. Received datagrams are
  * checked as IB packets; hellos from other hosts make them peers of the
- * switch, and a peer that falls silent loses its link.
- *
- * Forwarding (DR SMPs, LFT, MFT) and the switch's SMA come next; until then
- * IBA packets from the LAN are counted and dropped.
+ * switch (a peer that falls silent loses its link), and IB packets from a
+ * peer enter the switch through that peer's port (pib_switch.c).
  */
 #include <linux/debugfs.h>
 #include <linux/inetdevice.h>
@@ -43,6 +41,24 @@ static void pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
 	peer->up = true;
 }
 
+/* An IB packet from a peer enters the switch through that peer's port. */
+static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
+				 struct sk_buff *skb)
+{
+	unsigned int i, port = 0;
+
+	spin_lock_bh(&sw->lock);
+	for (i = 0; i < sw->num_peers; i++)
+		if (sw->peers[i].addr == saddr && sw->peers[i].up)
+			port = PIB_SW_FIRST_PEER_PORT + i;
+	spin_unlock_bh(&sw->lock);
+	if (!port || skb_ensure_writable(skb, skb->len)) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	pib_switch_input(sw, port, skb->data, skb->len);
+}
+
 static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct pib_switch *sw = rcu_dereference_sk_user_data(sk);
@@ -60,7 +76,7 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto out;
 	}
 	if (pkt.lrh.lnh != PIB_LNH_RAW) {
-		atomic64_inc(&sw->unrouted);
+		pib_switch_from_peer(sw, saddr, skb);
 		goto out;
 	}
 	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h) ||
@@ -77,19 +93,24 @@ out:
 	return 0;
 }
 
-/* Broadcast one hello on the LAN; nothing without an IPv4 address. */
-static void pib_switch_send_hello(struct pib_switch *sw)
+/**
+ * pib_switch_xmit() - send an IB packet to a host on the LAN
+ * @sw: the switch whose netdev carries it
+ * @daddr: the host's IPv4 address, or INADDR_BROADCAST
+ * @pkt: the packet
+ * @len: its length
+ * @gfp: allocation context
+ *
+ * Nothing is sent while the netdev has no IPv4 address or no route.
+ */
+void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
+		     unsigned int len, gfp_t gfp)
 {
 	struct net_device *ndev = sw->ndev;
 	struct flowi4 fl = {
 		.flowi4_oif = ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
-		.daddr = htonl(INADDR_BROADCAST),
-	};
-	struct pib_hello h = {
-		.version = PIB_HELLO_VERSION,
-		.num_ports = sw->num_peers,
-		.switch_guid = sw->guid,
+		.daddr = daddr,
 	};
 	unsigned int headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
 				sizeof(struct udphdr);
@@ -103,16 +124,30 @@ static void pib_switch_send_hello(struct pib_switch *sw)
 		ip_rt_put(rt);
 		return;
 	}
-	skb = alloc_skb(headroom + PIB_HELLO_PKT_LEN, GFP_KERNEL);
+	skb = alloc_skb(headroom + len, gfp);
 	if (!skb) {
 		ip_rt_put(rt);
 		return;
 	}
 	skb_reserve(skb, headroom);
-	pib_hello_build(skb_put(skb, PIB_HELLO_PKT_LEN), &h);
+	skb_put_data(skb, pkt, len);
 	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, fl.saddr, fl.daddr, 0,
 			    1, 0, htons(pib_udp_port), htons(pib_udp_port),
 			    false, false);
+}
+
+static void pib_switch_send_hello(struct pib_switch *sw)
+{
+	struct pib_hello h = {
+		.version = PIB_HELLO_VERSION,
+		.num_ports = PIB_SW_NUM_PORTS,
+		.switch_guid = sw->guid,
+	};
+	u8 pkt[PIB_HELLO_PKT_LEN];
+
+	pib_hello_build(pkt, &h);
+	pib_switch_xmit(sw, htonl(INADDR_BROADCAST), pkt, sizeof(pkt),
+			GFP_KERNEL);
 	atomic64_inc(&sw->hellos_tx);
 }
 
@@ -145,7 +180,8 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "hellos_tx %lld\nhellos_rx %lld\nbad_hellos %lld\n",
 		   atomic64_read(&sw->hellos_tx), atomic64_read(&sw->hellos_rx),
 		   atomic64_read(&sw->bad_hellos));
-	seq_printf(m, "unrouted %lld\n", atomic64_read(&sw->unrouted));
+	seq_printf(m, "unrouted %lld\ndr_discards %lld\n",
+		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Queue pairs: the special QPs (QP0 SMI, QP1 GSI) of kernel MAD consumers,
- * their IBA state machine, receive queue and send path.
- *
- * Sends leave through the port. Until the per-netdev virtual switch exists
- * the port has no link partner, so a MAD that leaves it is lost on the
- * wire, as a UD datagram may be; the send still completes successfully.
+ * their IBA state machine, receive queue and send path. Sends leave through
+ * the port into the netdev's switch.
  */
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 
@@ -16,11 +14,6 @@
 static size_t pib_rwqe_stride(u32 max_sge)
 {
 	return sizeof(struct pib_rwqe) + max_sge * sizeof(struct ib_sge);
-}
-
-static struct pib_rwqe *pib_rq_slot(struct pib_rq *rq, u32 i)
-{
-	return (struct pib_rwqe *)(rq->buf + (size_t)(i % rq->size) * rq->stride);
 }
 
 static int pib_check_qp_caps(struct ib_qp_init_attr *init)
@@ -54,22 +47,22 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return err;
 
 	num = init->qp_type == IB_QPT_SMI ? 0 : 1;
-	if (cmpxchg(&dev->special_qp[num], NULL, qp))
-		return -EBUSY;
-
 	qp->rq.stride = pib_rwqe_stride(init->cap.max_recv_sge);
 	qp->rq.size = init->cap.max_recv_wr;
 	qp->rq.buf = kvcalloc(qp->rq.size, qp->rq.stride, GFP_KERNEL);
-	if (!qp->rq.buf) {
-		WRITE_ONCE(dev->special_qp[num], NULL);
+	if (!qp->rq.buf)
 		return -ENOMEM;
-	}
 	spin_lock_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->sq_sig_type = init->sq_sig_type;
 	qp->max_send_sge = init->cap.max_send_sge;
 	qp->max_recv_sge = init->cap.max_recv_sge;
 	ibqp->qp_num = num;
+	/* Publish the QP to receivers only once it is whole. */
+	if (cmpxchg((struct pib_qp **)&dev->special_qp[num], NULL, qp)) {
+		kvfree(qp->rq.buf);
+		return -EBUSY;
+	}
 	return 0;
 }
 
@@ -78,8 +71,10 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
 	struct pib_qp *qp = to_pib_qp(ibqp);
 
+	/* Receivers find the QP under RCU: wait for them before it goes. */
+	rcu_assign_pointer(dev->special_qp[ibqp->qp_num], NULL);
+	synchronize_rcu();
 	kvfree(qp->rq.buf);
-	WRITE_ONCE(dev->special_qp[ibqp->qp_num], NULL);
 	return 0;
 }
 
@@ -203,32 +198,33 @@ static int pib_check_send_wr(struct pib_qp *qp, const struct ib_send_wr *wr,
 }
 
 /*
- * Count a MAD leaving the port. A port that is DOWN sends nothing, and only
+ * Send a MAD out of the port. A port that is DOWN sends nothing, and only
  * SMPs may leave a port that is not ACTIVE (IBA 7.2): the others are
- * discarded there.
+ * discarded there. Either way a UD send completes. The packet is queued
+ * for the device's transmit work: post_send may run with interrupts off.
  */
-static void pib_count_xmit(struct pib_qp *qp, const struct ib_send_wr *wr,
-			   u32 len)
+static void pib_qp_xmit(struct pib_qp *qp, const struct ib_send_wr *wr)
 {
-	struct pib_port *port = &to_pib_dev(qp->ibqp.device)->port;
-	struct rdma_ah_attr *ah = &container_of(ud_wr(wr)->ah, struct pib_ah,
-						ibah)->attr;
-	u32 bytes = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN + ALIGN(len, 4) +
-		    PIB_ICRC_LEN;
-	enum ib_port_state state;
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_counters *c = &dev->port.counters;
+	enum ib_port_state state = READ_ONCE(dev->port.state);
+	struct sk_buff *skb;
 
-	if (wr->opcode == IB_WR_SEND_WITH_IMM)
-		bytes += PIB_IMMDT_LEN;
-	if (rdma_ah_get_ah_flags(ah) & IB_AH_GRH)
-		bytes += PIB_GRH_LEN;
-	state = READ_ONCE(port->state);
 	if (state == IB_PORT_DOWN ||
 	    (qp->ibqp.qp_type != IB_QPT_SMI && state != IB_PORT_ACTIVE)) {
-		atomic64_inc(&port->counters.xmit_discards);
+		atomic64_inc(&c->xmit_discards);
 		return;
 	}
-	atomic64_inc(&port->counters.xmit_packets);
-	atomic64_add(bytes / 4, &port->counters.xmit_words);
+	skb = alloc_skb(PIB_MAX_PKT_LEN, GFP_ATOMIC);
+	if (!skb) {
+		atomic64_inc(&c->xmit_discards);
+		return;
+	}
+	skb_put(skb, pib_ud_build(qp, wr, skb->data));
+	atomic64_inc(&c->xmit_packets);
+	atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
+	skb_queue_tail(&dev->txq, skb);
+	schedule_work(&dev->tx_work);
 }
 
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
@@ -249,10 +245,9 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		err = pib_check_send_wr(qp, wr, &len);
 		if (err)
 			break;
-		/* No link partner yet: the datagram is lost on the wire. */
 		wc.status = state == IB_QPS_RTS ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR;
 		if (wc.status == IB_WC_SUCCESS)
-			pib_count_xmit(qp, wr, len);
+			pib_qp_xmit(qp, wr);
 		wc.wr_id = wr->wr_id;
 		if (wc.status != IB_WC_SUCCESS || qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
 		    wr->send_flags & IB_SEND_SIGNALED)

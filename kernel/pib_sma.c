@@ -12,7 +12,6 @@
 
 /* What a handler decided: a MAD status (host order) or "drop silently". */
 #define PIB_SMA_DROP	-1
-#define PIB_VL15	15
 #define PIB_SMP_CLASS_VERSION	1
 /* PortInfo.RespTimeValue: 4.096 us * 2^8, about 1 ms. */
 #define PIB_RESP_TIME	8

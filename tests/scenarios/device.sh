@@ -30,10 +30,14 @@ for node in /dev/infiniband/umad0 /dev/infiniband/issm0 /dev/infiniband/uverbs0;
 	check "$node exists" test -c "$node"
 done
 expect_eq "umad0 is pibeth0's" "$(cat /sys/class/infiniband_mad/umad0/ibdev)" pibeth0
-# The MAD layer runs on QP0/QP1: a directed-route SMP leaves the port, but
-# nothing answers it until the virtual switch exists.
-check_fails "SMP out of the port gets no answer yet" "timeout\|failed" \
-	smpquery -D -t 200 nodeinfo 0,1
+# The MAD layer runs on QP0/QP1: a directed-route SMP one hop out reaches
+# the netdev's virtual switch, whose SMA answers.
+sw=$(smpquery -C pibeth0 -P 1 -D nodeinfo 0,1 2>&1)
+expect_match "the switch answers NodeInfo: a switch" "$sw" 'NodeType:\.+Switch'
+expect_match "switch GUID from the MAC" "$sw" 'Guid:\.+0x5054007ffe990001'
+expect_match "the SMP came in on port 1 (device index 0)" "$sw" 'LocalPort:\.+1$'
+expect_match "switch NodeDescription" "$(smpquery -C pibeth0 -P 1 -D nodedesc 0,1)" \
+	'pib switch host1 eth0'
 # Holding issm sets IsSM in the port capabilities, closing it clears it.
 exec 7</dev/infiniband/issm0
 expect_eq "issm open: IsSM set" "$(port_attr pibeth0 cap_mask)" 0x02000802

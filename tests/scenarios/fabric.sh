@@ -18,6 +18,19 @@ peer_re="peer 5054007ffe99000$other 10\\.99\\.0\\.$other"
 check "host$other's switch is a peer, up" wait_for 20 grep -Eq "$peer_re up" $sw
 barrier peers
 
+# Directed-route SMPs cross hosts: through our switch (hop 1), out of the
+# peer's port (65, the first peer) to the other host's switch (hop 2), and
+# on to the HCA behind its port 1 (hop 3).
+ni=$(smpquery -C pibeth0 -P 1 -D nodeinfo 0,1,65 2>&1)
+expect_match "hop 2: host$other's switch" "$ni" "Guid:\.+0x5054007ffe99000$other"
+expect_match "it heard us on its peer port" "$ni" 'LocalPort:\.+65$'
+ni=$(smpquery -C pibeth0 -P 1 -D nodeinfo 0,1,65,1 2>&1)
+expect_match "hop 3: host$other's HCA" "$ni" "NodeType:\.+Channel Adapter"
+expect_match "hop 3: its GUID" "$ni" "Guid:\.+0x505400fffe99000$other"
+expect_match "its NodeDescription" "$(smpquery -C pibeth0 -P 1 -D nodedesc 0,1,65,1)" \
+	"host$other pibeth0"
+barrier dr
+
 # host1 goes silent for a while; host2 sees its link go down and come back.
 if [ "$me" = 1 ]; then
 	ip link set eth0 down

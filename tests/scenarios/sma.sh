@@ -46,15 +46,15 @@ expect_eq "enabled: LinkUp" "$(port_attr pibeth0 phys_state)" "5: LinkUp"
 check_fails "ARMED needs INIT->ARMED, ACTIVE is refused" "status\|failed" \
 	ibportstate -C pibeth0 -P 1 -D 0 1 active
 
-# The PMA counts what leaves the port: an SMP one hop out is transmitted,
-# and the sysfs counters read it through PortCounters.
+# The PMA counts what goes through the port: an SMP one hop out and the
+# switch's reply; the sysfs counters read them through PortCounters.
 c=/sys/class/infiniband/pibeth0/ports/1/counters
 before=$(cat $c/port_xmit_packets)
 smpquery -C pibeth0 -P 1 -D -t 100 nodeinfo 0,1 >/dev/null 2>&1
 after=$(cat $c/port_xmit_packets)
 check "port_xmit_packets counts an SMP sent out ($before -> $after)" test "$after" -gt "$before"
 check "port_xmit_data counts its words" test "$(cat $c/port_xmit_data)" -gt 0
-expect_eq "nothing received" "$(cat $c/port_rcv_packets)" 0
+check "port_rcv_packets counts the reply" test "$(cat $c/port_rcv_packets)" -gt 0
 check "link_downed counts the disable" test "$(cat $c/link_downed)" -ge 1
 
 # The port state machine by PortInfo Set, as an SM drives it, with the
