@@ -45,6 +45,9 @@
 #define PIB_PSN_MASK		0xffffff
 /* An MR key is its index in the device's MR table, shifted past a key byte. */
 #define PIB_MR_KEY_SHIFT	8
+#define PIB_SMP_CLASS_VERSION	1
+/* PortInfo.RespTimeValue: 4.096 us * 2^8, about 1 ms. */
+#define PIB_SMA_RESP_TIME	8
 /* PortInfo.CapabilityMask bits that always hold for a pib port. */
 #define PIB_PORT_CAPS		(IB_PORT_SYS_IMAGE_GUID_SUP | IB_PORT_CLIENT_REG_SUP)
 /* No IEEE OUI is assigned to pib; 0 says so in query_device. */

@@ -12,9 +12,6 @@
 
 /* What a handler decided: a MAD status (host order) or "drop silently". */
 #define PIB_SMA_DROP	-1
-#define PIB_SMP_CLASS_VERSION	1
-/* PortInfo.RespTimeValue: 4.096 us * 2^8, about 1 ms. */
-#define PIB_RESP_TIME	8
 #define PIB_LID_MCAST	0xc000
 #define PIB_WIDTH_ALL	0xff	/* LinkWidthEnabled: set to supported */
 #define PIB_SPEED_ALL	0xf	/* LinkSpeedEnabled: set to supported */
@@ -227,7 +224,7 @@ static void pib_portinfo_read(struct pib_dev *dev, struct pib_portinfo *pi)
 	pi->mkey_violations = port->mkey_violations;
 	pi->guid_cap = PIB_GID_TABLE_LEN;
 	pi->subnet_timeout = port->subnet_timeout;
-	pi->resp_time_value = PIB_RESP_TIME;
+	pi->resp_time_value = PIB_SMA_RESP_TIME;
 	pi->link_speed_ext_active = ext;
 	pi->link_speed_ext_supported = ext;
 	pi->link_speed_ext_enabled = ext;

@@ -4,8 +4,9 @@
  * and the peers on the LAN), directed-route forwarding of SMPs and the
  * switch's own SMA.
  *
- * So far the SMA answers NodeInfo and NodeDescription; LID routing by the
- * LFT, multicast by the MFT and the rest of the switch SMA come next.
+ * So far the SMA answers NodeInfo, NodeDescription and PortInfo (Get);
+ * port states set by the SM, SwitchInfo, LID routing by the LFT, multicast
+ * by the MFT and the rest of the switch SMA come next.
  */
 #include <linux/utsname.h>
 #include <rdma/ib_mad.h>
@@ -14,7 +15,6 @@
 #include "pib.h"
 
 #define PIB_SW_NODE_TYPE	RDMA_NODE_IB_SWITCH
-#define PIB_SMP_CLASS_VERSION	1
 
 /**
  * pib_switch_attach() - connect a pib device to its switch port
@@ -77,6 +77,76 @@ static void pib_switch_node_info(struct pib_switch *sw, unsigned int in_port,
 	ni->local_port_num = in_port;
 }
 
+/* Physical link of a switch port: a device with its link up, a live peer. */
+static bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
+			       struct pib_dev **dev_out)
+{
+	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
+	struct pib_dev *dev;
+	bool up;
+
+	if (port < PIB_SW_FIRST_PEER_PORT) {
+		rcu_read_lock();
+		dev = rcu_dereference(sw->hca[port - 1]);
+		up = dev && READ_ONCE(dev->port.phys_state) ==
+			    IB_PORT_PHYS_STATE_LINK_UP;
+		*dev_out = up ? dev : NULL;
+		rcu_read_unlock();
+		return up;
+	}
+	*dev_out = NULL;
+	spin_lock_bh(&sw->lock);
+	up = peer < sw->num_peers && sw->peers[peer].up;
+	spin_unlock_bh(&sw->lock);
+	return up;
+}
+
+/*
+ * PortInfo of a switch port. Port 0 is the switch's management port; the
+ * others show their link. The SM cannot set them yet: every port with a
+ * link is INIT.
+ */
+static u16 pib_switch_port_info(struct pib_switch *sw, unsigned int in_port,
+				struct ib_smp *smp)
+{
+	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(0);
+	unsigned int port = be32_to_cpu(smp->attr_mod);
+	struct pib_portinfo pi = {
+		.gid_prefix = PIB_GID_PREFIX,
+		.local_port_num = in_port,
+		.link_down_default = PIB_PHYS_POLLING,
+		.vl_cap = 1,
+		.operational_vls = 1,
+		.resp_time_value = PIB_SMA_RESP_TIME,
+	};
+	struct pib_dev *dev;
+	bool up;
+
+	if (port > PIB_SW_NUM_PORTS)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	up = !port || pib_switch_port_up(sw, port, &dev);
+	if (up && port && port < PIB_SW_FIRST_PEER_PORT) {
+		/* A device's link runs at the device's rate and MTU. */
+		pi.link_width_active = READ_ONCE(dev->port.width);
+		pi.link_speed_active = min_t(u8, READ_ONCE(dev->port.speed),
+					     IB_SPEED_QDR);
+		pi.mtu_cap = READ_ONCE(dev->port.max_mtu);
+	} else {
+		pi.link_width_active = rate->width;
+		pi.link_speed_active = rate->speed;
+		pi.mtu_cap = pib_ib_mtu_for_netdev(READ_ONCE(sw->ndev->mtu));
+	}
+	pi.link_width_supported = pi.link_width_active;
+	pi.link_width_enabled = pi.link_width_active;
+	pi.link_speed_supported = pi.link_speed_active;
+	pi.link_speed_enabled = pi.link_speed_active;
+	pi.neighbor_mtu = pi.mtu_cap;
+	pi.port_state = up ? PIB_PORT_INIT : PIB_PORT_DOWN;
+	pi.phys_state = up ? PIB_PHYS_LINK_UP : PIB_PHYS_POLLING;
+	pib_portinfo_pack(smp->data, &pi);
+	return 0;
+}
+
 /* The switch SMA: answer the SMP in place. Returns a MAD status. */
 static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
 				 struct ib_smp *smp)
@@ -88,6 +158,8 @@ static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
 		pib_switch_node_info(sw, in_port, smp);
 		return 0;
 	}
+	if (smp->attr_id == IB_SMP_ATTR_PORT_INFO)
+		return pib_switch_port_info(sw, in_port, smp);
 	if (smp->attr_id == IB_SMP_ATTR_NODE_DESC) {
 		snprintf(smp->data, IB_SMP_DATA_SIZE, "pib switch %s %s",
 			 init_utsname()->nodename, netdev_name(sw->ndev));

@@ -29,6 +29,18 @@ expect_match "hop 3: host$other's HCA" "$ni" "NodeType:\.+Channel Adapter"
 expect_match "hop 3: its GUID" "$ni" "Guid:\.+0x505400fffe99000$other"
 expect_match "its NodeDescription" "$(smpquery -C pibeth0 -P 1 -D nodedesc 0,1,65,1)" \
 	"host$other pibeth0"
+# The switches' PortInfo: ports with a device or a live peer have their
+# link up (INIT until an SM takes over); the others poll.
+pi=$(smpquery -C pibeth0 -P 1 -D portinfo 0,1 1 2>&1)
+expect_match "switch port 1 (our device): LinkUp" "$pi" 'PhysLinkState:\.+LinkUp'
+expect_match "switch port 1: Initialize" "$pi" 'LinkState:\.+Initialize'
+expect_match "switch port 65 (the peer): LinkUp" \
+	"$(smpquery -C pibeth0 -P 1 -D portinfo 0,1 65 2>&1)" 'PhysLinkState:\.+LinkUp'
+pi=$(smpquery -C pibeth0 -P 1 -D portinfo 0,1 66 2>&1)
+expect_match "switch port 66 (nobody): Down" "$pi" 'LinkState:\.+Down'
+expect_match "switch port 66: Polling" "$pi" 'PhysLinkState:\.+Polling'
+expect_match "the peer switch's port 65 (us): LinkUp" \
+	"$(smpquery -C pibeth0 -P 1 -D portinfo 0,1,65 65 2>&1)" 'PhysLinkState:\.+LinkUp'
 barrier dr
 
 # host1 goes silent for a while; host2 sees its link go down and come back.
