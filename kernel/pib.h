@@ -13,6 +13,7 @@
 #include <linux/xarray.h>
 #include <linux/crc32.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
@@ -144,6 +145,23 @@ struct pib_port {
  */
 #define PIB_SW_NUM_PORTS	(PIB_MAX_DEVS_PER_NETDEV + PIB_MAX_PEERS)
 #define PIB_SW_FIRST_PEER_PORT	(PIB_MAX_DEVS_PER_NETDEV + 1)
+/* SwitchInfo.LinearFDBCap: every unicast LID. */
+#define PIB_SW_LFT_CAP		0xc000
+#define PIB_LID_MCAST		0xc000
+/* LinearForwardingTable entry for "no port". */
+#define PIB_LFT_NO_PORT		0xff
+
+/**
+ * struct pib_sw_port - a switch port's state, under the switch's lock
+ * @state: logical state (enum pib_port_state) the SM drives
+ * @mtu: NeighborMTU the SM set, 0 if none
+ * @up: physical link, as last seen (pib_switch_track_links)
+ */
+struct pib_sw_port {
+	u8 state;
+	u8 mtu;
+	bool up;
+};
 
 /**
  * struct pib_peer - another host's switch, heard on the LAN
@@ -168,13 +186,26 @@ struct pib_peer {
  * @guid: switch node GUID
  * @hello_work: periodic hello and peer aging
  * @debugfs: /sys/kernel/debug/pib/<netdev>
- * @lock: protects the peer table
+ * @lock: protects the peer table, @ports and everything the SM sets
  * @num_peers: entries used in @peers
  * @peers_refused: hellos from new peers with the table full
  * @peers: other hosts' switches
  * @hellos_tx: hellos sent
  * @hellos_rx: hellos received
- * @bad_hellos: raw packets that were not hellos of another switch
+ * @bad_hellos: raw packets that were not hellos
+ * @ports: port states, port 0 the switch's own
+ * @lid: port 0's LID
+ * @lmc: port 0's LMC
+ * @sm_lid: the master SM's LID
+ * @sm_sl: the master SM's SL
+ * @subnet_prefix: GID prefix
+ * @subnet_timeout: PortInfo.SubnetTimeOut
+ * @pkeys: port 0's P_Key table
+ * @lft: LinearForwardingTable, PIB_SW_LFT_CAP entries
+ * @lft_top: SwitchInfo.LinearFDBTop
+ * @default_port: SwitchInfo.DefaultPort
+ * @life_time: SwitchInfo.LifeTimeValue
+ * @port_state_change: SwitchInfo.PortStateChange
  * @hca: the pib devices on the netdev, by index (RCU)
  * @unrouted: IBA packets dropped for want of a route
  * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
@@ -192,6 +223,19 @@ struct pib_switch {
 	unsigned int num_peers;
 	unsigned int peers_refused;
 	struct pib_peer peers[PIB_MAX_PEERS];
+	struct pib_sw_port ports[PIB_SW_NUM_PORTS + 1];
+	u16 lid;
+	u8 lmc;
+	u16 sm_lid;
+	u8 sm_sl;
+	u64 subnet_prefix;
+	u8 subnet_timeout;
+	u16 pkeys[PIB_PKEY_TABLE_LEN];
+	u8 *lft;
+	u16 lft_top;
+	u8 default_port;
+	u8 life_time;
+	bool port_state_change;
 	atomic64_t hellos_tx;
 	atomic64_t hellos_rx;
 	atomic64_t bad_hellos;
@@ -412,6 +456,13 @@ void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		      unsigned int len);
+bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
+			struct pib_dev **dev_out);
+void pib_switch_track_links(struct pib_switch *sw);
+
+/* pib_switch_sma.c: the switch's SMA */
+u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
+			  struct ib_smp *smp);
 
 static inline unsigned int pib_sw_hca_port(struct pib_dev *dev)
 {

@@ -79,11 +79,12 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		pib_switch_from_peer(sw, saddr, skb);
 		goto out;
 	}
-	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h) ||
-	    h.switch_guid == sw->guid) {
+	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h)) {
 		atomic64_inc(&sw->bad_hellos);
 		goto out;
 	}
+	if (h.switch_guid == sw->guid)
+		goto out;	/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
 	spin_lock_bh(&sw->lock);
 	pib_switch_heard_locked(sw, saddr, &h);
@@ -166,6 +167,7 @@ static void pib_switch_hello_work(struct work_struct *work)
 		if (time_after(jiffies, sw->peers[i].last_heard + timeout))
 			sw->peers[i].up = false;
 	spin_unlock_bh(&sw->lock);
+	pib_switch_track_links(sw);
 	schedule_delayed_work(&sw->hello_work,
 			      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
 }
@@ -220,6 +222,7 @@ static int pib_switch_open_socket(struct pib_switch *sw)
 static struct pib_switch *pib_switch_create(struct net_device *ndev)
 {
 	struct pib_switch *sw = kzalloc(sizeof(*sw), GFP_KERNEL);
+	unsigned int i;
 	int err;
 
 	if (!sw)
@@ -227,11 +230,24 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->ndev = ndev;
 	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
 	spin_lock_init(&sw->lock);
+	sw->subnet_prefix = PIB_GID_PREFIX;
+	sw->pkeys[0] = PIB_DEFAULT_PKEY;
+	for (i = 1; i <= PIB_SW_NUM_PORTS; i++)
+		sw->ports[i].state = PIB_PORT_DOWN;
+	sw->ports[0].state = PIB_PORT_INIT;	/* port 0 has no link to lose */
+	sw->ports[0].up = true;
+	sw->lft = kvmalloc(PIB_SW_LFT_CAP, GFP_KERNEL);
+	if (!sw->lft) {
+		kfree(sw);
+		return ERR_PTR(-ENOMEM);
+	}
+	memset(sw->lft, PIB_LFT_NO_PORT, PIB_SW_LFT_CAP);
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	err = pib_switch_open_socket(sw);
 	if (err) {
 		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
+		kvfree(sw->lft);
 		kfree(sw);
 		return ERR_PTR(err);
 	}
@@ -287,6 +303,7 @@ void pib_switch_put(struct pib_switch *sw)
 	cancel_delayed_work_sync(&sw->hello_work);
 	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
 	dev_put(sw->ndev);
+	kvfree(sw->lft);
 	kfree(sw);
 }
 

@@ -12,7 +12,6 @@
 
 /* What a handler decided: a MAD status (host order) or "drop silently". */
 #define PIB_SMA_DROP	-1
-#define PIB_LID_MCAST	0xc000
 #define PIB_WIDTH_ALL	0xff	/* LinkWidthEnabled: set to supported */
 #define PIB_SPEED_ALL	0xf	/* LinkSpeedEnabled: set to supported */
 

@@ -4,17 +4,14 @@
  * and the peers on the LAN), directed-route forwarding of SMPs and the
  * switch's own SMA.
  *
- * So far the SMA answers NodeInfo, NodeDescription and PortInfo (Get);
- * port states set by the SM, SwitchInfo, LID routing by the LFT, multicast
- * by the MFT and the rest of the switch SMA come next.
+ * The switch's SMA is in pib_switch_sma.c. Multicast by the MFT comes
+ * next.
  */
-#include <linux/utsname.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
 #include "pib.h"
 
-#define PIB_SW_NODE_TYPE	RDMA_NODE_IB_SWITCH
 
 /**
  * pib_switch_attach() - connect a pib device to its switch port
@@ -24,6 +21,7 @@
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev)
 {
 	rcu_assign_pointer(sw->hca[dev->index], dev);
+	pib_switch_track_links(sw);
 }
 
 /**
@@ -35,6 +33,71 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
 {
 	RCU_INIT_POINTER(sw->hca[dev->index], NULL);
 	synchronize_rcu();
+	pib_switch_track_links(sw);
+}
+
+/**
+ * pib_switch_track_links() - follow the physical links of the switch ports
+ * @sw: the switch
+ *
+ * A port whose link came up starts at INIT, one whose link went down is
+ * DOWN; either change raises SwitchInfo.PortStateChange for the SM.
+ */
+void pib_switch_track_links(struct pib_switch *sw)
+{
+	bool up[PIB_SW_NUM_PORTS + 1];
+	struct pib_dev *dev;
+	unsigned long flags;
+	unsigned int port;
+
+	rcu_read_lock();
+	for (port = 1; port <= PIB_SW_NUM_PORTS; port++)
+		up[port] = pib_switch_port_up(sw, port, &dev);
+	rcu_read_unlock();
+	spin_lock_irqsave(&sw->lock, flags);
+	for (port = 1; port <= PIB_SW_NUM_PORTS; port++) {
+		struct pib_sw_port *p = &sw->ports[port];
+
+		if (p->up == up[port])
+			continue;
+		p->up = up[port];
+		p->state = up[port] ? PIB_PORT_INIT : PIB_PORT_DOWN;
+		p->mtu = 0;
+		sw->port_state_change = true;
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+}
+
+/**
+ * pib_switch_port_up() - is the physical link of a switch port up?
+ * @sw: the switch
+ * @port: a port, 1..PIB_SW_NUM_PORTS
+ * @dev_out: the device on the port, if it is a device's and up
+ *
+ * A device's port is up with the device's link, a peer's port with the
+ * peer's hellos. Must be called under rcu_read_lock() if @dev_out is used.
+ */
+bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
+			struct pib_dev **dev_out)
+{
+	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
+	struct pib_dev *dev;
+	unsigned long flags;
+	bool up;
+
+	*dev_out = NULL;
+	if (port < PIB_SW_FIRST_PEER_PORT) {
+		dev = rcu_dereference(sw->hca[port - 1]);
+		up = dev && READ_ONCE(dev->port.phys_state) ==
+			    IB_PORT_PHYS_STATE_LINK_UP;
+		if (up)
+			*dev_out = dev;
+		return up;
+	}
+	spin_lock_irqsave(&sw->lock, flags);
+	up = peer < sw->num_peers && sw->peers[peer].up;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return up;
 }
 
 /* Send a packet out of a switch port: to a pib device, or to a peer. */
@@ -59,113 +122,6 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 	spin_unlock_bh(&sw->lock);
 	if (addr)
 		pib_switch_xmit(sw, addr, buf, len, GFP_ATOMIC);
-}
-
-static void pib_switch_node_info(struct pib_switch *sw, unsigned int in_port,
-				 struct ib_smp *smp)
-{
-	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
-
-	ni->base_version = IB_MGMT_BASE_VERSION;
-	ni->class_version = PIB_SMP_CLASS_VERSION;
-	ni->node_type = PIB_SW_NODE_TYPE;
-	ni->num_ports = PIB_SW_NUM_PORTS;
-	ni->sys_guid = cpu_to_be64(sw->guid);
-	ni->node_guid = cpu_to_be64(sw->guid);
-	ni->port_guid = cpu_to_be64(sw->guid);
-	ni->partition_cap = cpu_to_be16(PIB_PKEY_TABLE_LEN);
-	ni->local_port_num = in_port;
-}
-
-/* Physical link of a switch port: a device with its link up, a live peer. */
-static bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
-			       struct pib_dev **dev_out)
-{
-	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
-	struct pib_dev *dev;
-	bool up;
-
-	if (port < PIB_SW_FIRST_PEER_PORT) {
-		rcu_read_lock();
-		dev = rcu_dereference(sw->hca[port - 1]);
-		up = dev && READ_ONCE(dev->port.phys_state) ==
-			    IB_PORT_PHYS_STATE_LINK_UP;
-		*dev_out = up ? dev : NULL;
-		rcu_read_unlock();
-		return up;
-	}
-	*dev_out = NULL;
-	spin_lock_bh(&sw->lock);
-	up = peer < sw->num_peers && sw->peers[peer].up;
-	spin_unlock_bh(&sw->lock);
-	return up;
-}
-
-/*
- * PortInfo of a switch port. Port 0 is the switch's management port; the
- * others show their link. The SM cannot set them yet: every port with a
- * link is INIT.
- */
-static u16 pib_switch_port_info(struct pib_switch *sw, unsigned int in_port,
-				struct ib_smp *smp)
-{
-	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(0);
-	unsigned int port = be32_to_cpu(smp->attr_mod);
-	struct pib_portinfo pi = {
-		.gid_prefix = PIB_GID_PREFIX,
-		.local_port_num = in_port,
-		.link_down_default = PIB_PHYS_POLLING,
-		.vl_cap = 1,
-		.operational_vls = 1,
-		.resp_time_value = PIB_SMA_RESP_TIME,
-	};
-	struct pib_dev *dev;
-	bool up;
-
-	if (port > PIB_SW_NUM_PORTS)
-		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	up = !port || pib_switch_port_up(sw, port, &dev);
-	if (up && port && port < PIB_SW_FIRST_PEER_PORT) {
-		/* A device's link runs at the device's rate and MTU. */
-		pi.link_width_active = READ_ONCE(dev->port.width);
-		pi.link_speed_active = min_t(u8, READ_ONCE(dev->port.speed),
-					     IB_SPEED_QDR);
-		pi.mtu_cap = READ_ONCE(dev->port.max_mtu);
-	} else {
-		pi.link_width_active = rate->width;
-		pi.link_speed_active = rate->speed;
-		pi.mtu_cap = pib_ib_mtu_for_netdev(READ_ONCE(sw->ndev->mtu));
-	}
-	pi.link_width_supported = pi.link_width_active;
-	pi.link_width_enabled = pi.link_width_active;
-	pi.link_speed_supported = pi.link_speed_active;
-	pi.link_speed_enabled = pi.link_speed_active;
-	pi.neighbor_mtu = pi.mtu_cap;
-	pi.port_state = up ? PIB_PORT_INIT : PIB_PORT_DOWN;
-	pi.phys_state = up ? PIB_PHYS_LINK_UP : PIB_PHYS_POLLING;
-	pib_portinfo_pack(smp->data, &pi);
-	return 0;
-}
-
-/* The switch SMA: answer the SMP in place. Returns a MAD status. */
-static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
-				 struct ib_smp *smp)
-{
-	if (smp->method != IB_MGMT_METHOD_GET)
-		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
-	memset(smp->data, 0, IB_SMP_DATA_SIZE);
-	if (smp->attr_id == IB_SMP_ATTR_NODE_INFO) {
-		pib_switch_node_info(sw, in_port, smp);
-		return 0;
-	}
-	if (smp->attr_id == IB_SMP_ATTR_PORT_INFO)
-		return pib_switch_port_info(sw, in_port, smp);
-	if (smp->attr_id == IB_SMP_ATTR_NODE_DESC) {
-		snprintf(smp->data, IB_SMP_DATA_SIZE, "pib switch %s %s",
-			 init_utsname()->nodename, netdev_name(sw->ndev));
-		return 0;
-	}
-	return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
 }
 
 /*
@@ -223,6 +179,77 @@ static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 	}
 }
 
+/* A LID-routed SMP for the switch itself: answer it back to its sender. */
+static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
+			       u8 *buf, unsigned int len,
+			       const struct pib_pkt *pkt)
+{
+	struct ib_smp *smp = (struct ib_smp *)(buf + pkt->payload_off);
+	struct pib_lrh lrh = pkt->lrh;
+	unsigned long flags;
+	u16 status;
+	u8 out;
+
+	if (pkt->bth.dest_qp || pkt->payload_len != PIB_SMP_LEN ||
+	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED ||
+	    (smp->method != IB_MGMT_METHOD_GET &&
+	     smp->method != IB_MGMT_METHOD_SET)) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	status = pib_switch_sma_answer(sw, in_port, smp);
+	smp->method = IB_MGMT_METHOD_GET_RESP;
+	smp->status = cpu_to_be16(status);
+	spin_lock_irqsave(&sw->lock, flags);
+	lrh.dlid = pkt->lrh.slid;
+	lrh.slid = sw->lid;
+	out = lrh.dlid < PIB_LID_MCAST ? sw->lft[lrh.dlid] : PIB_LFT_NO_PORT;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (!out || out > PIB_SW_NUM_PORTS) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	pib_lrh_pack(buf, &lrh);
+	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	pib_switch_output(sw, out, buf, len);
+}
+
+/*
+ * Unicast by the LinearForwardingTable. Only SMPs (VL15) may use a port
+ * that is not ACTIVE; packets for the switch's own LID go to its SMA.
+ */
+static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
+				 u8 *buf, unsigned int len,
+				 const struct pib_pkt *pkt)
+{
+	u16 dlid = pkt->lrh.dlid;
+	bool mine, active;
+	unsigned long flags;
+	u8 out;
+
+	if (dlid >= PIB_LID_MCAST) {
+		atomic64_inc(&sw->unrouted);	/* multicast comes with the MFT */
+		return;
+	}
+	spin_lock_irqsave(&sw->lock, flags);
+	mine = sw->lid && (dlid & ~((1u << sw->lmc) - 1)) == sw->lid;
+	out = sw->lft[dlid];
+	active = sw->ports[in_port].state == PIB_PORT_ACTIVE &&
+		 out <= PIB_SW_NUM_PORTS &&
+		 sw->ports[out].state == PIB_PORT_ACTIVE;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (mine) {
+		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
+		return;
+	}
+	if (!out || out > PIB_SW_NUM_PORTS ||
+	    (pkt->lrh.vl != PIB_VL15 && !active)) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	pib_switch_output(sw, out, buf, len);
+}
+
 /**
  * pib_switch_input() - a packet enters the switch through a port
  * @sw: the switch
@@ -250,5 +277,5 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		pib_switch_dr(sw, in_port, buf, len, &pkt);
 		return;
 	}
-	atomic64_inc(&sw->unrouted);	/* LID routing comes with the LFT */
+	pib_switch_lid_route(sw, in_port, buf, len, &pkt);
 }

@@ -16,6 +16,7 @@ check() {
 		ok "$what"
 	else
 		fail "$what: '$*' failed: $out"
+		return 1
 	fi
 }
 

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The virtual switch's subnet management agent: NodeInfo, NodeDescription,
+ * PortInfo for every port (port 0 holds the switch's LID), SwitchInfo, the
+ * LinearForwardingTable and port 0's PKeyTable. The SM drives the ports' logical states.
+ */
+#include <linux/utsname.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
+
+#include "pib.h"
+
+/* SwitchInfo offsets (IBA 14.2.5.4). */
+#define PIB_SI_LFT_CAP		0
+#define PIB_SI_LFT_TOP		6
+#define PIB_SI_DEFAULT_PORT	8
+#define PIB_SI_FLAGS		11	/* LifeTimeValue, PortStateChange */
+#define PIB_SI_PORT_STATE_CHANGE 0x04
+#define PIB_LFT_BLOCK		64	/* LIDs per LinearForwardingTable block */
+
+/**
+ * struct pib_sw_sma_attr - how the switch SMA handles one attribute
+ * @id: attribute ID
+ * @get: fills the reply's data; returns a MAD status
+ * @set: applies a Set from the SMP's data (NULL: read-only); returns a
+ *	 MAD status, and the reply is a Get
+ */
+struct pib_sw_sma_attr {
+	__be16 id;
+	u16 (*get)(struct pib_switch *sw, unsigned int in_port, struct ib_smp *smp);
+	u16 (*set)(struct pib_switch *sw, struct ib_smp *smp);
+};
+
+static u16 pib_sw_get_node_info(struct pib_switch *sw, unsigned int in_port,
+				struct ib_smp *smp)
+{
+	struct ib_node_info *ni = (struct ib_node_info *)smp->data;
+
+	ni->base_version = IB_MGMT_BASE_VERSION;
+	ni->class_version = PIB_SMP_CLASS_VERSION;
+	ni->node_type = RDMA_NODE_IB_SWITCH;
+	ni->num_ports = PIB_SW_NUM_PORTS;
+	ni->sys_guid = cpu_to_be64(sw->guid);
+	ni->node_guid = cpu_to_be64(sw->guid);
+	ni->port_guid = cpu_to_be64(sw->guid);
+	ni->partition_cap = cpu_to_be16(PIB_PKEY_TABLE_LEN);
+	ni->local_port_num = in_port;
+	return 0;
+}
+
+static u16 pib_sw_get_node_desc(struct pib_switch *sw, unsigned int in_port,
+				struct ib_smp *smp)
+{
+	snprintf(smp->data, IB_SMP_DATA_SIZE, "pib switch %s %s",
+		 init_utsname()->nodename, netdev_name(sw->ndev));
+	return 0;
+}
+
+/* Link rate and MTU of a port: a device's own, else the netdev's. */
+static void pib_sw_port_link(struct pib_switch *sw, unsigned int port,
+			     struct pib_portinfo *pi)
+{
+	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(0);
+	struct pib_dev *dev = NULL;
+
+	rcu_read_lock();
+	if (port && pib_switch_port_up(sw, port, &dev) && dev) {
+		pi->link_width_active = READ_ONCE(dev->port.width);
+		pi->link_speed_active = min_t(u8, READ_ONCE(dev->port.speed),
+					      IB_SPEED_QDR);
+		pi->mtu_cap = READ_ONCE(dev->port.max_mtu);
+	}
+	rcu_read_unlock();
+	if (!dev) {
+		pi->link_width_active = rate->width;
+		pi->link_speed_active = rate->speed;
+		pi->mtu_cap = pib_ib_mtu_for_netdev(READ_ONCE(sw->ndev->mtu));
+	}
+}
+
+static u16 pib_sw_get_port_info(struct pib_switch *sw, unsigned int in_port,
+				struct ib_smp *smp)
+{
+	unsigned int port = be32_to_cpu(smp->attr_mod);
+	struct pib_portinfo pi = {
+		.local_port_num = in_port,
+		.link_down_default = PIB_PHYS_POLLING,
+		.vl_cap = 1,
+		.operational_vls = 1,
+		.resp_time_value = PIB_SMA_RESP_TIME,
+	};
+	unsigned long flags;
+
+	if (port > PIB_SW_NUM_PORTS)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	pib_sw_port_link(sw, port, &pi);
+	spin_lock_irqsave(&sw->lock, flags);
+	pi.port_state = sw->ports[port].state;
+	pi.neighbor_mtu = sw->ports[port].mtu ?: pi.mtu_cap;
+	if (!port) {
+		pi.gid_prefix = sw->subnet_prefix;
+		pi.lid = sw->lid;
+		pi.lmc = sw->lmc;
+		pi.sm_lid = sw->sm_lid;
+		pi.sm_sl = sw->sm_sl;
+		pi.subnet_timeout = sw->subnet_timeout;
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	pi.phys_state = pi.port_state == PIB_PORT_DOWN ? PIB_PHYS_POLLING :
+							 PIB_PHYS_LINK_UP;
+	pi.link_width_supported = pi.link_width_active;
+	pi.link_width_enabled = pi.link_width_active;
+	pi.link_speed_supported = pi.link_speed_active;
+	pi.link_speed_enabled = pi.link_speed_active;
+	pib_portinfo_pack(smp->data, &pi);
+	return 0;
+}
+
+static u16 pib_sw_set_port_info(struct pib_switch *sw, struct ib_smp *smp)
+{
+	unsigned int port = be32_to_cpu(smp->attr_mod);
+	struct pib_sw_port *p;
+	struct pib_portinfo pi;
+	unsigned long flags;
+	u16 status = IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+
+	if (port > PIB_SW_NUM_PORTS)
+		return status;
+	pib_portinfo_unpack(smp->data, &pi);
+	spin_lock_irqsave(&sw->lock, flags);
+	p = &sw->ports[port];
+	if (!pib_port_state_change_ok(p->state, pi.port_state) ||
+	    pi.operational_vls > 1 || pi.neighbor_mtu > PIB_IB_MTU_4096 ||
+	    (!port && (pi.lid >= PIB_LID_MCAST || pi.sm_lid >= PIB_LID_MCAST)))
+		goto out;
+	if (!port) {
+		sw->lid = pi.lid;
+		sw->lmc = pi.lmc;
+		sw->sm_lid = pi.sm_lid;
+		sw->sm_sl = pi.sm_sl;
+		sw->subnet_prefix = pi.gid_prefix;
+		sw->subnet_timeout = pi.subnet_timeout;
+	}
+	if (pi.neighbor_mtu)
+		p->mtu = pi.neighbor_mtu;
+	/* DOWN takes the link down; it retrains to INIT if it can. */
+	if (pi.port_state == PIB_PORT_DOWN)
+		p->state = p->up || !port ? PIB_PORT_INIT : PIB_PORT_DOWN;
+	else if (pi.port_state != PIB_PORT_NOP)
+		p->state = pi.port_state;
+	status = 0;
+out:
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return status;
+}
+
+static u16 pib_sw_get_switch_info(struct pib_switch *sw, unsigned int in_port,
+				  struct ib_smp *smp)
+{
+	unsigned long flags;
+
+	pib_put16(smp->data + PIB_SI_LFT_CAP, PIB_SW_LFT_CAP);
+	spin_lock_irqsave(&sw->lock, flags);
+	pib_put16(smp->data + PIB_SI_LFT_TOP, sw->lft_top);
+	smp->data[PIB_SI_DEFAULT_PORT] = sw->default_port;
+	smp->data[PIB_SI_FLAGS] = sw->life_time << 3 |
+		(sw->port_state_change ? PIB_SI_PORT_STATE_CHANGE : 0);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+static u16 pib_sw_set_switch_info(struct pib_switch *sw, struct ib_smp *smp)
+{
+	u16 top = pib_get16(smp->data + PIB_SI_LFT_TOP);
+	unsigned long flags;
+
+	if (top >= PIB_SW_LFT_CAP)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	sw->lft_top = top;
+	sw->default_port = smp->data[PIB_SI_DEFAULT_PORT];
+	sw->life_time = smp->data[PIB_SI_FLAGS] >> 3;
+	/* Writing PortStateChange 1 clears it. */
+	if (smp->data[PIB_SI_FLAGS] & PIB_SI_PORT_STATE_CHANGE)
+		sw->port_state_change = false;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+/*
+ * PKeyTable: only port 0 has one (PartitionEnforcementCap is 0, so the
+ * external ports enforce nothing); the modifier is port << 16 | block.
+ */
+static u16 pib_sw_get_pkeys(struct pib_switch *sw, unsigned int in_port,
+			    struct ib_smp *smp)
+{
+	__be16 *p = (__be16 *)smp->data;
+	unsigned long flags;
+	int i;
+
+	if (be32_to_cpu(smp->attr_mod))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < PIB_PKEY_TABLE_LEN; i++)
+		p[i] = cpu_to_be16(sw->pkeys[i]);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+static u16 pib_sw_set_pkeys(struct pib_switch *sw, struct ib_smp *smp)
+{
+	__be16 *p = (__be16 *)smp->data;
+	unsigned long flags;
+	int i;
+
+	if (be32_to_cpu(smp->attr_mod))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < PIB_PKEY_TABLE_LEN; i++)
+		sw->pkeys[i] = be16_to_cpu(p[i]);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+/* LinearForwardingTable block number, or -1 beyond LinearFDBCap. */
+static int pib_sw_lft_block(struct ib_smp *smp)
+{
+	u32 block = be32_to_cpu(smp->attr_mod);
+
+	return block < PIB_SW_LFT_CAP / PIB_LFT_BLOCK ? block : -1;
+}
+
+static u16 pib_sw_get_lft(struct pib_switch *sw, unsigned int in_port,
+			  struct ib_smp *smp)
+{
+	int block = pib_sw_lft_block(smp);
+	unsigned long flags;
+
+	if (block < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	memcpy(smp->data, sw->lft + block * PIB_LFT_BLOCK, PIB_LFT_BLOCK);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+static u16 pib_sw_set_lft(struct pib_switch *sw, struct ib_smp *smp)
+{
+	int block = pib_sw_lft_block(smp);
+	unsigned long flags;
+
+	if (block < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	memcpy(sw->lft + block * PIB_LFT_BLOCK, smp->data, PIB_LFT_BLOCK);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
+	{ IB_SMP_ATTR_NODE_DESC, pib_sw_get_node_desc, NULL },
+	{ IB_SMP_ATTR_NODE_INFO, pib_sw_get_node_info, NULL },
+	{ IB_SMP_ATTR_SWITCH_INFO, pib_sw_get_switch_info, pib_sw_set_switch_info },
+	{ IB_SMP_ATTR_PORT_INFO, pib_sw_get_port_info, pib_sw_set_port_info },
+	{ IB_SMP_ATTR_PKEY_TABLE, pib_sw_get_pkeys, pib_sw_set_pkeys },
+	{ IB_SMP_ATTR_LINEAR_FORWARD_TABLE, pib_sw_get_lft, pib_sw_set_lft },
+};
+
+/**
+ * pib_switch_sma_answer() - answer a Get or Set SMP in place
+ * @sw: the switch
+ * @in_port: the port the SMP came in on
+ * @smp: the SMP; its data becomes the reply's
+ *
+ * Return: the MAD status of the reply.
+ */
+u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
+			  struct ib_smp *smp)
+{
+	const struct pib_sw_sma_attr *a = NULL;
+	u16 status = 0, get_status;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(pib_sw_sma_attrs); i++)
+		if (pib_sw_sma_attrs[i].id == smp->attr_id)
+			a = &pib_sw_sma_attrs[i];
+	if (!a || (smp->method == IB_MGMT_METHOD_SET && !a->set))
+		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD_ATTRIB;
+	if (smp->method == IB_MGMT_METHOD_SET)
+		status = a->set(sw, smp);
+	/* The reply shows what stands, whether or not a Set was refused. */
+	memset(smp->data, 0, IB_SMP_DATA_SIZE);
+	get_status = a->get(sw, in_port, smp);
+	return status ?: get_status;
+}
