@@ -473,7 +473,7 @@ static inline unsigned int pib_sw_hca_port(struct pib_dev *dev)
 unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
 			  u8 *buf);
 bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt,
-		    const u8 *buf);
+		    const u8 *buf, u8 dlid_path_bits);
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
 
 /* pib_cq.c: completion queues */

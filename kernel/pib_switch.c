@@ -12,7 +12,6 @@
 
 #include "pib.h"
 
-
 /**
  * pib_switch_attach() - connect a pib device to its switch port
  * @sw: the switch

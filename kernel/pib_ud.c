@@ -44,8 +44,16 @@ unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
 	int i;
 
 	spin_lock_irqsave(&dev->port.lock, flags);
-	lrh.slid = (dev->port.lid ?: PIB_PERMISSIVE_LID) |
-		   (rdma_ah_get_path_bits(ah) & ((1 << dev->port.lmc) - 1));
+	/*
+	 * A directed-route SMP leaves with the permissive DLID and SLID
+	 * (IBA 14.2.2): its answer must come back by the path, not by a LID.
+	 */
+	if (lrh.dlid == PIB_PERMISSIVE_LID || !dev->port.lid)
+		lrh.slid = PIB_PERMISSIVE_LID;
+	else
+		lrh.slid = dev->port.lid |
+			   (rdma_ah_get_path_bits(ah) &
+			    ((1 << dev->port.lmc) - 1));
 	bth.pkey = dev->port.pkeys[pkey_index % PIB_PKEY_TABLE_LEN];
 	spin_unlock_irqrestore(&dev->port.lock, flags);
 	bth.psn = qp->sq_psn;
@@ -72,6 +80,22 @@ unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
 }
 
 /* Index of @pkey (membership bit aside) in the port's table, or 0. */
+/*
+ * Is a DLID this port's? Its LID with any path bits the LMC allows, or the
+ * permissive LID (which only a directed-route SMP may carry, IBA 7.11.1).
+ */
+static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
+{
+	u16 lid = READ_ONCE(port->lid);
+	u16 mask = (1u << READ_ONCE(port->lmc)) - 1;
+
+	*bits = 0;
+	if (dlid == PIB_PERMISSIVE_LID)
+		return true;
+	*bits = dlid & mask;
+	return lid && (dlid & ~mask) == lid;
+}
+
 static u16 pib_pkey_index(struct pib_port *port, u16 pkey)
 {
 	unsigned long flags;
@@ -114,11 +138,13 @@ static bool pib_ud_scatter(struct pib_rwqe *wqe, const u8 *grh, const u8 *data,
  * @qp: the destination QP
  * @pkt: the parsed packet
  * @buf: its bytes
+ * @dlid_path_bits: the DLID's bits below the port's LMC
  *
  * Return: true if the QP took it, false if it was dropped (QP not ready
  * to receive, no receive WQE posted).
  */
-bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
+bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt,
+		    const u8 *buf, u8 dlid_path_bits)
 {
 	struct ib_wc wc = {
 		.opcode = IB_WC_RECV,
@@ -128,6 +154,7 @@ bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 		.sl = pkt->lrh.sl,
 		.port_num = PIB_PORT_NUM,
 		.byte_len = PIB_UD_GRH_ROOM + pkt->payload_len,
+		.dlid_path_bits = dlid_path_bits,
 	};
 	const u8 *grh = pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL ? buf + PIB_LRH_LEN : NULL;
 	struct pib_rwqe *wqe;
@@ -174,10 +201,16 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 	struct pib_pkt pkt;
 	struct pib_qp *qp;
 	u32 qpn;
+	u8 bits;
 
 	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN)
 		return;
 	if (pib_pkt_parse(buf, len, &pkt)) {
+		atomic64_inc(&c->rcv_errors);
+		return;
+	}
+	if (!pib_port_owns_dlid(&dev->port, pkt.lrh.dlid, &bits) ||
+	    (pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.lrh.vl != PIB_VL15)) {
 		atomic64_inc(&c->rcv_errors);
 		return;
 	}
@@ -193,6 +226,6 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 	rcu_read_lock();
 	qp = rcu_dereference(dev->special_qp[qpn]);
 	if (qp)
-		pib_ud_deliver(qp, &pkt, buf);
+		pib_ud_deliver(qp, &pkt, buf, bits);
 	rcu_read_unlock();
 }

@@ -182,6 +182,13 @@ static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return pib_res_get(&to_pib_dev(ibah->device)->ah_count, PIB_MAX_AH);
 }
 
+/* The MAD layer matches a response to its request by the request's AH. */
+static int pib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
+{
+	*attr = container_of(ibah, struct pib_ah, ibah)->attr;
+	return 0;
+}
+
 static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	atomic_dec(&to_pib_dev(ibah->device)->ah_count);
@@ -293,6 +300,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.post_recv = pib_post_recv,
 	.post_send = pib_post_send,
 	.process_mad = pib_process_mad,
+	.query_ah = pib_query_ah,
 	.query_device = pib_query_device,
 	.query_gid = pib_query_gid,
 	.query_pkey = pib_query_pkey,

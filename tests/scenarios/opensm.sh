@@ -14,8 +14,9 @@ check "all peers heard" wait_for 30 sh -c \
 	"[ \$(grep -c ' up$' /sys/kernel/debug/pib/eth0) = $((PIB_HOSTS - 1)) ]"
 barrier ready
 if [ "$PIB_HOST" = 1 ]; then
-	# Emulated guests are slow: give MADs 1 s instead of 200 ms.
-	opensm -B -t 1000 -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
+	# Emulated guests are slow: give MADs 1 s instead of 200 ms; flush
+	# the log after each message so that it can be checked while it runs.
+	opensm -B -d 2 -t 1000 -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
 fi
 if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE $p/state; then
 	[ "$PIB_HOST" = 1 ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
@@ -33,15 +34,22 @@ expect_eq "SM LID is host1's LID" "$(cat $p/sm_lid)" "$(cat "$PIB_RESULTS/lid.1"
 st=$(ibstat pibeth0)
 expect_match "ibstat: Active" "$st" 'State: Active'
 if [ "$PIB_HOST" = 2 ]; then
-	net=$(ibnetdiscover -C pibeth0 -P 1 2>&1)
+	net=$(timeout 300 ibnetdiscover -C pibeth0 -P 1 2>&1)
 	echo "$net"
 	expect_eq "ibnetdiscover: 3 switches" "$(grep -c '^Switch' <<<"$net")" 3
 	expect_eq "ibnetdiscover: 3 CAs" "$(grep -c '^Ca' <<<"$net")" 3
-	expect_match "sminfo: a master SM" "$(sminfo -C pibeth0 -P 1 2>&1)" 'SMINFO_MASTER'
+	expect_match "sminfo: a master SM" "$(timeout 60 sminfo -C pibeth0 -P 1 2>&1)" 'SMINFO_MASTER'
 	expect_match "perfquery on host1 (LID-routed PMA)" \
-		"$(perfquery -C pibeth0 -P 1 "$(($(cat "$PIB_RESULTS/lid.1")))" 1 2>&1)" 'PortXmitPkts'
-	expect_match "saquery: node records" "$(saquery -C pibeth0 -P 1 NR 2>&1)" 'NodeRecord'
+		"$(timeout 60 perfquery -C pibeth0 -P 1 "$(($(cat "$PIB_RESULTS/lid.1")))" 1 2>&1)" 'PortXmitPkts'
+	expect_match "saquery: node records" "$(timeout 60 saquery -C pibeth0 -P 1 NR 2>&1)" 'NodeRecord'
 fi
+if [ "$PIB_HOST" = 1 ]; then
+	expect_match "opensm: SUBNET UP" "$(cat "$PIB_RESULTS/opensm.log")" \
+		'SUBNET UP'
+	expect_eq "opensm: no errors in its log" \
+		"$(grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20)" ""
+fi
+cat /sys/kernel/debug/pib/eth0
 barrier done
 [ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
 pib_done
