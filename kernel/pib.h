@@ -150,6 +150,18 @@ struct pib_port {
 #define PIB_LID_MCAST		0xc000
 /* LinearForwardingTable entry for "no port". */
 #define PIB_LFT_NO_PORT		0xff
+/* SwitchInfo.MulticastFDBCap: MLIDs 0xc000 up. */
+#define PIB_SW_MFT_CAP		1024
+/* MulticastForwardingTable PortMask words per MLID, 16 ports each. */
+#define PIB_MFT_PORTS_PER_MASK	16
+#define PIB_MFT_POSITIONS	DIV_ROUND_UP(PIB_SW_NUM_PORTS + 1, \
+					     PIB_MFT_PORTS_PER_MASK)
+/* Trap 128: "link state of at least one port of a switch changed". */
+#define PIB_TRAP_LINK_STATE	128
+/* Trap 128 is sent again this often until the SM represses it... */
+#define PIB_TRAP_RESEND_MS	2000
+/* ...at most this many times. */
+#define PIB_TRAP_TRIES		5
 
 /**
  * struct pib_sw_port - a switch port's state, under the switch's lock
@@ -203,12 +215,19 @@ struct pib_peer {
  * @pkeys: port 0's P_Key table
  * @lft: LinearForwardingTable, PIB_SW_LFT_CAP entries
  * @lft_top: SwitchInfo.LinearFDBTop
+ * @mft: MulticastForwardingTable, PIB_SW_MFT_CAP port masks
+ * @mft_top: SwitchInfo.MulticastFDBTop
+ * @trap_work: sends Trap 128 until the SM represses it
+ * @trap_pending: a port changed and the SM has not repressed the trap
+ * @trap_tries: times the pending trap was sent
+ * @trap_tid: transaction ID of the pending trap
  * @default_port: SwitchInfo.DefaultPort
  * @life_time: SwitchInfo.LifeTimeValue
  * @port_state_change: SwitchInfo.PortStateChange
  * @hca: the pib devices on the netdev, by index (RCU)
  * @unrouted: IBA packets dropped for want of a route
  * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
+ * @traps_tx: Trap 128 SMPs sent
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
 struct pib_switch {
@@ -233,6 +252,12 @@ struct pib_switch {
 	u16 pkeys[PIB_PKEY_TABLE_LEN];
 	u8 *lft;
 	u16 lft_top;
+	u16 (*mft)[PIB_MFT_POSITIONS];
+	u16 mft_top;
+	struct delayed_work trap_work;
+	bool trap_pending;
+	u8 trap_tries;
+	u64 trap_tid;
 	u8 default_port;
 	u8 life_time;
 	bool port_state_change;
@@ -242,6 +267,7 @@ struct pib_switch {
 	struct pib_dev __rcu *hca[PIB_MAX_DEVS_PER_NETDEV];
 	atomic64_t unrouted;
 	atomic64_t dr_discards;
+	atomic64_t traps_tx;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
 
@@ -459,6 +485,7 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out);
 void pib_switch_track_links(struct pib_switch *sw);
+void pib_switch_trap_work(struct work_struct *work);
 
 /* pib_switch_sma.c: the switch's SMA */
 u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,

@@ -182,8 +182,9 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "hellos_tx %lld\nhellos_rx %lld\nbad_hellos %lld\n",
 		   atomic64_read(&sw->hellos_tx), atomic64_read(&sw->hellos_rx),
 		   atomic64_read(&sw->bad_hellos));
-	seq_printf(m, "unrouted %lld\ndr_discards %lld\n",
-		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards));
+	seq_printf(m, "unrouted %lld\ndr_discards %lld\ntraps_tx %lld\n",
+		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards),
+		   atomic64_read(&sw->traps_tx));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));
@@ -242,11 +243,15 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		return ERR_PTR(-ENOMEM);
 	}
 	memset(sw->lft, PIB_LFT_NO_PORT, PIB_SW_LFT_CAP);
+	sw->mft = kvcalloc(PIB_SW_MFT_CAP, sizeof(*sw->mft), GFP_KERNEL);
+	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
-	err = pib_switch_open_socket(sw);
+	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
+	err = sw->mft ? pib_switch_open_socket(sw) : -ENOMEM;
 	if (err) {
 		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
+		kvfree(sw->mft);
 		kvfree(sw->lft);
 		kfree(sw);
 		return ERR_PTR(err);
@@ -301,8 +306,10 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	cancel_delayed_work_sync(&sw->hello_work);
+	cancel_delayed_work_sync(&sw->trap_work);
 	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
 	dev_put(sw->ndev);
+	kvfree(sw->mft);
 	kvfree(sw->lft);
 	kfree(sw);
 }

@@ -40,11 +40,12 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
  * @sw: the switch
  *
  * A port whose link came up starts at INIT, one whose link went down is
- * DOWN; either change raises SwitchInfo.PortStateChange for the SM.
+ * DOWN; either change raises SwitchInfo.PortStateChange and sends the SM
+ * Trap 128.
  */
 void pib_switch_track_links(struct pib_switch *sw)
 {
-	bool up[PIB_SW_NUM_PORTS + 1];
+	bool up[PIB_SW_NUM_PORTS + 1], changed = false;
 	struct pib_dev *dev;
 	unsigned long flags;
 	unsigned int port;
@@ -63,8 +64,16 @@ void pib_switch_track_links(struct pib_switch *sw)
 		p->state = up[port] ? PIB_PORT_INIT : PIB_PORT_DOWN;
 		p->mtu = 0;
 		sw->port_state_change = true;
+		changed = true;
+	}
+	if (changed) {
+		sw->trap_pending = true;
+		sw->trap_tries = 0;
+		sw->trap_tid++;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
+	if (changed)
+		mod_delayed_work(system_wq, &sw->trap_work, 0);
 }
 
 /**
@@ -178,6 +187,87 @@ static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 	}
 }
 
+/* Build Trap 128 (IBA 14.3.6) from the switch to the SM; returns its length. */
+static unsigned int pib_switch_trap_build(struct pib_switch *sw, u8 *buf,
+					  u16 slid, u16 dlid, u8 sl, u64 tid)
+{
+	struct pib_lrh lrh = {
+		.vl = PIB_VL15, .sl = sl, .lnh = PIB_LNH_IBA_LOCAL,
+		.dlid = dlid, .slid = slid,
+	};
+	struct pib_bth bth = {
+		.opcode = PIB_OP_UD_SEND_ONLY, .pkey = PIB_DEFAULT_PKEY,
+	};
+	unsigned int off = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN;
+	struct ib_smp *smp = (struct ib_smp *)(buf + off);
+	struct ib_mad_notice_attr *n = (struct ib_mad_notice_attr *)smp->data;
+
+	memset(buf, 0, off + PIB_SMP_LEN);
+	pib_lrh_pack(buf, &lrh);
+	pib_bth_pack(buf + PIB_LRH_LEN, &bth);	/* DETH: Q_Key 0, QP0 */
+	smp->base_version = IB_MGMT_BASE_VERSION;
+	smp->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	smp->class_version = PIB_SMP_CLASS_VERSION;
+	smp->method = IB_MGMT_METHOD_TRAP;
+	smp->tid = cpu_to_be64(tid);
+	smp->attr_id = IB_SMP_ATTR_NOTICE;
+	n->generic_type = IB_NOTICE_TYPE_URGENT;
+	n->prod_type_lsb = IB_NOTICE_PROD_SWITCH;
+	n->trap_num = cpu_to_be16(PIB_TRAP_LINK_STATE);
+	n->issuer_lid = cpu_to_be16(slid);
+	pib_put16(n->details.raw_data.details, slid);	/* LIDADDR */
+	return pib_pkt_seal(buf, off + PIB_SMP_LEN);
+}
+
+/**
+ * pib_switch_trap_work() - tell the SM that a port's link state changed
+ * @work: the switch's trap_work
+ *
+ * Trap 128 goes to the SM's LID once the SM has given the switch a LID,
+ * and again every PIB_TRAP_RESEND_MS until the SM represses it.
+ */
+void pib_switch_trap_work(struct work_struct *work)
+{
+	struct pib_switch *sw = container_of(to_delayed_work(work),
+					     struct pib_switch, trap_work);
+	u8 buf[PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN + PIB_SMP_LEN +
+	       PIB_ICRC_LEN + PIB_VCRC_LEN];
+	u16 slid, dlid;
+	unsigned int len;
+	u64 tid;
+	u8 sl;
+
+	spin_lock_bh(&sw->lock);
+	slid = sw->lid;
+	dlid = sw->sm_lid;
+	sl = sw->sm_sl;
+	tid = sw->trap_tid;
+	if (!sw->trap_pending || !slid || !dlid || dlid >= PIB_LID_MCAST ||
+	    sw->trap_tries >= PIB_TRAP_TRIES) {
+		sw->trap_pending = false;
+		spin_unlock_bh(&sw->lock);
+		return;
+	}
+	sw->trap_tries++;
+	spin_unlock_bh(&sw->lock);
+	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
+	atomic64_inc(&sw->traps_tx);
+	pib_switch_input(sw, 0, buf, len);
+	schedule_delayed_work(&sw->trap_work,
+			      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
+}
+
+/* The SM repressed a trap: stop sending it if it is the pending one. */
+static void pib_switch_trap_repressed(struct pib_switch *sw,
+				      const struct ib_smp *smp)
+{
+	spin_lock_bh(&sw->lock);
+	if (smp->attr_id == IB_SMP_ATTR_NOTICE &&
+	    be64_to_cpu(smp->tid) == sw->trap_tid)
+		sw->trap_pending = false;
+	spin_unlock_bh(&sw->lock);
+}
+
 /* A LID-routed SMP for the switch itself: answer it back to its sender. */
 static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 			       u8 *buf, unsigned int len,
@@ -190,9 +280,16 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	u8 out;
 
 	if (pkt->bth.dest_qp || pkt->payload_len != PIB_SMP_LEN ||
-	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED ||
-	    (smp->method != IB_MGMT_METHOD_GET &&
-	     smp->method != IB_MGMT_METHOD_SET)) {
+	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	if (smp->method == IB_MGMT_METHOD_TRAP_REPRESS) {
+		pib_switch_trap_repressed(sw, smp);
+		return;
+	}
+	if (smp->method != IB_MGMT_METHOD_GET &&
+	    smp->method != IB_MGMT_METHOD_SET) {
 		atomic64_inc(&sw->unrouted);
 		return;
 	}
@@ -214,6 +311,43 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 }
 
 /*
+ * Multicast by the MulticastForwardingTable: a copy out of every ACTIVE
+ * port in the MLID's PortMask but the one it came in on. SMPs are never
+ * multicast (IBA 14.2.5.11).
+ */
+static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
+			     const u8 *buf, unsigned int len,
+			     const struct pib_pkt *pkt)
+{
+	u16 index = pkt->lrh.dlid - PIB_LID_MCAST;
+	DECLARE_BITMAP(out, PIB_SW_NUM_PORTS + 1);
+	const u16 *mask;
+	unsigned long flags;
+	unsigned int port;
+
+	bitmap_zero(out, PIB_SW_NUM_PORTS + 1);
+	spin_lock_irqsave(&sw->lock, flags);
+	if (pkt->lrh.vl != PIB_VL15 && index < PIB_SW_MFT_CAP &&
+	    pkt->lrh.dlid <= sw->mft_top &&
+	    sw->ports[in_port].state == PIB_PORT_ACTIVE) {
+		mask = sw->mft[index];
+		for (port = 1; port <= PIB_SW_NUM_PORTS; port++)
+			if (mask[port / PIB_MFT_PORTS_PER_MASK] &
+			    BIT(port % PIB_MFT_PORTS_PER_MASK) &&
+			    port != in_port &&
+			    sw->ports[port].state == PIB_PORT_ACTIVE)
+				__set_bit(port, out);
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (bitmap_empty(out, PIB_SW_NUM_PORTS + 1)) {
+		atomic64_inc(&sw->unrouted);
+		return;
+	}
+	for_each_set_bit(port, out, PIB_SW_NUM_PORTS + 1)
+		pib_switch_output(sw, port, buf, len);
+}
+
+/*
  * Unicast by the LinearForwardingTable. Only SMPs (VL15) may use a port
  * that is not ACTIVE; packets for the switch's own LID go to its SMA.
  */
@@ -226,8 +360,12 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 	unsigned long flags;
 	u8 out;
 
+	if (dlid == PIB_PERMISSIVE_LID) {
+		atomic64_inc(&sw->unrouted);	/* only DR SMPs may carry it */
+		return;
+	}
 	if (dlid >= PIB_LID_MCAST) {
-		atomic64_inc(&sw->unrouted);	/* multicast comes with the MFT */
+		pib_switch_mcast(sw, in_port, buf, len, pkt);
 		return;
 	}
 	spin_lock_irqsave(&sw->lock, flags);

@@ -2,7 +2,8 @@
 /*
  * The virtual switch's subnet management agent: NodeInfo, NodeDescription,
  * PortInfo for every port (port 0 holds the switch's LID), SwitchInfo, the
- * LinearForwardingTable and port 0's PKeyTable. The SM drives the ports' logical states.
+ * Linear and MulticastForwardingTable, and port 0's PKeyTable. The SM drives
+ * the ports' logical states.
  */
 #include <linux/utsname.h>
 #include <rdma/ib_mad.h>
@@ -12,11 +13,16 @@
 
 /* SwitchInfo offsets (IBA 14.2.5.4). */
 #define PIB_SI_LFT_CAP		0
+#define PIB_SI_MFT_CAP		4
 #define PIB_SI_LFT_TOP		6
 #define PIB_SI_DEFAULT_PORT	8
 #define PIB_SI_FLAGS		11	/* LifeTimeValue, PortStateChange */
 #define PIB_SI_PORT_STATE_CHANGE 0x04
+#define PIB_SI_MFT_TOP		18
 #define PIB_LFT_BLOCK		64	/* LIDs per LinearForwardingTable block */
+#define PIB_MFT_BLOCK		32	/* MLIDs per MulticastForwardingTable block */
+#define PIB_MFT_BLOCK_MASK	0x1ff
+#define PIB_MFT_POSITION_SHIFT	28
 
 /**
  * struct pib_sw_sma_attr - how the switch SMA handles one attribute
@@ -160,8 +166,10 @@ static u16 pib_sw_get_switch_info(struct pib_switch *sw, unsigned int in_port,
 	unsigned long flags;
 
 	pib_put16(smp->data + PIB_SI_LFT_CAP, PIB_SW_LFT_CAP);
+	pib_put16(smp->data + PIB_SI_MFT_CAP, PIB_SW_MFT_CAP);
 	spin_lock_irqsave(&sw->lock, flags);
 	pib_put16(smp->data + PIB_SI_LFT_TOP, sw->lft_top);
+	pib_put16(smp->data + PIB_SI_MFT_TOP, sw->mft_top);
 	smp->data[PIB_SI_DEFAULT_PORT] = sw->default_port;
 	smp->data[PIB_SI_FLAGS] = sw->life_time << 3 |
 		(sw->port_state_change ? PIB_SI_PORT_STATE_CHANGE : 0);
@@ -172,12 +180,15 @@ static u16 pib_sw_get_switch_info(struct pib_switch *sw, unsigned int in_port,
 static u16 pib_sw_set_switch_info(struct pib_switch *sw, struct ib_smp *smp)
 {
 	u16 top = pib_get16(smp->data + PIB_SI_LFT_TOP);
+	u16 mtop = pib_get16(smp->data + PIB_SI_MFT_TOP);
 	unsigned long flags;
 
-	if (top >= PIB_SW_LFT_CAP)
+	/* An MFT top below 0xc000 leaves no multicast entry valid. */
+	if (top >= PIB_SW_LFT_CAP || mtop >= PIB_LID_MCAST + PIB_SW_MFT_CAP)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	spin_lock_irqsave(&sw->lock, flags);
 	sw->lft_top = top;
+	sw->mft_top = mtop;
 	sw->default_port = smp->data[PIB_SI_DEFAULT_PORT];
 	sw->life_time = smp->data[PIB_SI_FLAGS] >> 3;
 	/* Writing PortStateChange 1 clears it. */
@@ -257,6 +268,57 @@ static u16 pib_sw_set_lft(struct pib_switch *sw, struct ib_smp *smp)
 	return 0;
 }
 
+/*
+ * MulticastForwardingTable: the modifier holds the block of 32 MLIDs and
+ * the position of the 16 ports whose PortMasks the data carries. Returns
+ * the first MLID's index, or -1 if the modifier is out of range.
+ */
+static int pib_sw_mft_block(struct ib_smp *smp, unsigned int *position)
+{
+	u32 mod = be32_to_cpu(smp->attr_mod);
+	u32 block = mod & PIB_MFT_BLOCK_MASK;
+
+	*position = mod >> PIB_MFT_POSITION_SHIFT;
+	if ((mod & ~(PIB_MFT_BLOCK_MASK | 0xfu << PIB_MFT_POSITION_SHIFT)) ||
+	    block >= PIB_SW_MFT_CAP / PIB_MFT_BLOCK ||
+	    *position >= PIB_MFT_POSITIONS)
+		return -1;
+	return block * PIB_MFT_BLOCK;
+}
+
+static u16 pib_sw_get_mft(struct pib_switch *sw, unsigned int in_port,
+			  struct ib_smp *smp)
+{
+	__be16 *mask = (__be16 *)smp->data;
+	unsigned int position;
+	int first = pib_sw_mft_block(smp, &position), i;
+	unsigned long flags;
+
+	if (first < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < PIB_MFT_BLOCK; i++)
+		mask[i] = cpu_to_be16(sw->mft[first + i][position]);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
+static u16 pib_sw_set_mft(struct pib_switch *sw, struct ib_smp *smp)
+{
+	__be16 *mask = (__be16 *)smp->data;
+	unsigned int position;
+	int first = pib_sw_mft_block(smp, &position), i;
+	unsigned long flags;
+
+	if (first < 0)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&sw->lock, flags);
+	for (i = 0; i < PIB_MFT_BLOCK; i++)
+		sw->mft[first + i][position] = be16_to_cpu(mask[i]);
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return 0;
+}
+
 static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
 	{ IB_SMP_ATTR_NODE_DESC, pib_sw_get_node_desc, NULL },
 	{ IB_SMP_ATTR_NODE_INFO, pib_sw_get_node_info, NULL },
@@ -264,6 +326,7 @@ static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
 	{ IB_SMP_ATTR_PORT_INFO, pib_sw_get_port_info, pib_sw_set_port_info },
 	{ IB_SMP_ATTR_PKEY_TABLE, pib_sw_get_pkeys, pib_sw_set_pkeys },
 	{ IB_SMP_ATTR_LINEAR_FORWARD_TABLE, pib_sw_get_lft, pib_sw_set_lft },
+	{ IB_SMP_ATTR_MCAST_FORWARD_TABLE, pib_sw_get_mft, pib_sw_set_mft },
 };
 
 /**

@@ -81,8 +81,9 @@ unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
 
 /* Index of @pkey (membership bit aside) in the port's table, or 0. */
 /*
- * Is a DLID this port's? Its LID with any path bits the LMC allows, or the
- * permissive LID (which only a directed-route SMP may carry, IBA 7.11.1).
+ * Is a DLID this port's? Its LID with any path bits the LMC allows, the
+ * permissive LID (which only a directed-route SMP may carry, IBA 7.11.1),
+ * or a multicast LID (the QPs attached to the group decide).
  */
 static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
 {
@@ -90,7 +91,7 @@ static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
 	u16 mask = (1u << READ_ONCE(port->lmc)) - 1;
 
 	*bits = 0;
-	if (dlid == PIB_PERMISSIVE_LID)
+	if (dlid >= PIB_LID_MCAST)
 		return true;
 	*bits = dlid & mask;
 	return lid && (dlid & ~mask) == lid;
