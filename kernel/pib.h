@@ -486,10 +486,11 @@ bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out);
 void pib_switch_track_links(struct pib_switch *sw);
 void pib_switch_trap_work(struct work_struct *work);
+void pib_switch_trap_repressed(struct pib_switch *sw, const struct ib_smp *smp);
 
 /* pib_switch_sma.c: the switch's SMA */
-u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
-			  struct ib_smp *smp);
+int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
+			   struct ib_smp *smp);
 
 static inline unsigned int pib_sw_hca_port(struct pib_dev *dev)
 {

@@ -430,6 +430,10 @@ static int pib_sma(struct pib_dev *dev, int flags, const struct ib_mad *in,
 	if (in->mad_hdr.attr_id == IB_SMP_ATTR_SM_INFO)
 		return IB_MAD_RESULT_SUCCESS;	/* SMInfo is the SM's */
 	*out = *in;
+	if (in->mad_hdr.class_version != PIB_SMP_CLASS_VERSION) {
+		status = IB_MGMT_MAD_STATUS_BAD_VERSION;
+		goto reply;
+	}
 	status = pib_sma_handle(dev, flags, smp);
 	if (status == PIB_SMA_DROP)
 		return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_CONSUMED;

@@ -142,16 +142,10 @@ static void pib_switch_sma(struct pib_switch *sw, unsigned int in_port,
 	struct ib_smp *smp = (struct ib_smp *)(buf + pkt->payload_off);
 	struct pib_lrh lrh = pkt->lrh;
 	unsigned int out;
-	u16 status;
+	int status = pib_switch_sma_request(sw, in_port, smp);
 
-	switch (smp->method) {
-	case IB_MGMT_METHOD_GET:
-	case IB_MGMT_METHOD_SET:
-		break;
-	default:
-		return;		/* responses and traps are the SM's, not ours */
-	}
-	status = pib_switch_sma_answer(sw, in_port, smp);
+	if (status < 0)
+		return;
 	smp->method = IB_MGMT_METHOD_GET_RESP;
 	smp->status = cpu_to_be16(status) | IB_SMP_DIRECTION;
 	if (pib_dr_switch_route((u8 *)smp, 0, PIB_SW_NUM_PORTS, &out) !=
@@ -257,9 +251,14 @@ void pib_switch_trap_work(struct work_struct *work)
 			      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
 }
 
-/* The SM repressed a trap: stop sending it if it is the pending one. */
-static void pib_switch_trap_repressed(struct pib_switch *sw,
-				      const struct ib_smp *smp)
+/**
+ * pib_switch_trap_repressed() - the SM repressed a trap
+ * @sw: the switch
+ * @smp: the TrapRepress
+ *
+ * Trap 128 is no longer sent if it is the one the SM represses.
+ */
+void pib_switch_trap_repressed(struct pib_switch *sw, const struct ib_smp *smp)
 {
 	spin_lock_bh(&sw->lock);
 	if (smp->attr_id == IB_SMP_ATTR_NOTICE &&
@@ -276,7 +275,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	struct ib_smp *smp = (struct ib_smp *)(buf + pkt->payload_off);
 	struct pib_lrh lrh = pkt->lrh;
 	unsigned long flags;
-	u16 status;
+	int status;
 	u8 out;
 
 	if (pkt->bth.dest_qp || pkt->payload_len != PIB_SMP_LEN ||
@@ -284,16 +283,9 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 		atomic64_inc(&sw->unrouted);
 		return;
 	}
-	if (smp->method == IB_MGMT_METHOD_TRAP_REPRESS) {
-		pib_switch_trap_repressed(sw, smp);
+	status = pib_switch_sma_request(sw, in_port, smp);
+	if (status < 0)
 		return;
-	}
-	if (smp->method != IB_MGMT_METHOD_GET &&
-	    smp->method != IB_MGMT_METHOD_SET) {
-		atomic64_inc(&sw->unrouted);
-		return;
-	}
-	status = pib_switch_sma_answer(sw, in_port, smp);
 	smp->method = IB_MGMT_METHOD_GET_RESP;
 	smp->status = cpu_to_be16(status);
 	spin_lock_irqsave(&sw->lock, flags);

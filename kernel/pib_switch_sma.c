@@ -329,16 +329,9 @@ static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
 	{ IB_SMP_ATTR_MCAST_FORWARD_TABLE, pib_sw_get_mft, pib_sw_set_mft },
 };
 
-/**
- * pib_switch_sma_answer() - answer a Get or Set SMP in place
- * @sw: the switch
- * @in_port: the port the SMP came in on
- * @smp: the SMP; its data becomes the reply's
- *
- * Return: the MAD status of the reply.
- */
-u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
-			  struct ib_smp *smp)
+/* Answer a Get or Set in place; returns the reply's MAD status. */
+static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
+				 struct ib_smp *smp)
 {
 	const struct pib_sw_sma_attr *a = NULL;
 	u16 status = 0, get_status;
@@ -355,4 +348,35 @@ u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
 	memset(smp->data, 0, IB_SMP_DATA_SIZE);
 	get_status = a->get(sw, in_port, smp);
 	return status ?: get_status;
+}
+
+/**
+ * pib_switch_sma_request() - the switch SMA takes an SMP addressed to it
+ * @sw: the switch
+ * @in_port: the port the SMP came in on
+ * @smp: the SMP; a reply is built in place
+ *
+ * Return: the MAD status of the reply to send, or -1 if nothing is sent
+ * back (responses, traps and trap represses are not answered).
+ */
+int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
+			   struct ib_smp *smp)
+{
+	switch (smp->method) {
+	case IB_MGMT_METHOD_TRAP_REPRESS:
+		pib_switch_trap_repressed(sw, smp);
+		return -1;
+	case IB_MGMT_METHOD_GET:
+	case IB_MGMT_METHOD_SET:
+		break;
+	default:
+		if (smp->method & IB_MGMT_METHOD_RESP ||
+		    smp->method == IB_MGMT_METHOD_TRAP)
+			return -1;
+		return IB_MGMT_MAD_STATUS_UNSUPPORTED_METHOD;
+	}
+	if (smp->base_version != IB_MGMT_BASE_VERSION ||
+	    smp->class_version != PIB_SMP_CLASS_VERSION)
+		return IB_MGMT_MAD_STATUS_BAD_VERSION;
+	return pib_switch_sma_answer(sw, in_port, smp);
 }
