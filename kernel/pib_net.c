@@ -7,6 +7,7 @@
  * peer enter the switch through that peer's port (pib_switch.c).
  */
 #include <linux/debugfs.h>
+#include <linux/inet.h>
 #include <linux/inetdevice.h>
 #include <linux/seq_file.h>
 #include <net/route.h>
@@ -18,10 +19,14 @@ static DEFINE_MUTEX(pib_switches_lock);
 static LIST_HEAD(pib_switches);
 static struct dentry *pib_debugfs;
 
-/* Called under sw->lock: note that @addr said @h. */
-static void pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
+/*
+ * Called under sw->lock: note that @addr said @h. Returns true if the
+ * peer's link just came up.
+ */
+static bool pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
 				    const struct pib_hello *h)
 {
+	bool was_up;
 	struct pib_peer *peer = NULL;
 	unsigned int i;
 
@@ -31,14 +36,17 @@ static void pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
 	if (!peer) {
 		if (sw->num_peers == PIB_MAX_PEERS) {
 			sw->peers_refused++;
-			return;
+			return false;
 		}
 		peer = &sw->peers[sw->num_peers++];
 		peer->guid = h->switch_guid;
+		peer->up = false;
 	}
+	was_up = peer->up;
 	peer->addr = addr;
 	peer->last_heard = jiffies;
 	peer->up = true;
+	return !was_up;
 }
 
 /* An IB packet from a peer enters the switch through that peer's port. */
@@ -66,6 +74,7 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	enum pib_pkt_err err;
 	struct pib_hello h;
 	struct pib_pkt pkt;
+	bool link_up;
 
 	if (!sw || skb_linearize(skb))
 		goto out;
@@ -87,8 +96,10 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto out;	/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
 	spin_lock_bh(&sw->lock);
-	pib_switch_heard_locked(sw, saddr, &h);
+	link_up = pib_switch_heard_locked(sw, saddr, &h);
 	spin_unlock_bh(&sw->lock);
+	if (link_up)
+		pib_switch_track_links(sw);
 out:
 	kfree_skb(skb);
 	return 0;
@@ -137,6 +148,68 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 			    false, false);
 }
 
+/*
+ * Static peers: hosts that hellos go to by unicast as well as to the LAN's
+ * broadcast address, for networks where broadcasts do not reach them.
+ */
+static __be32 pib_static_peers[PIB_MAX_PEERS];
+static unsigned int pib_num_static_peers;
+static DEFINE_SPINLOCK(pib_static_peers_lock);
+
+/* "a.b.c.d,e.f.g.h,...": at most PIB_MAX_PEERS addresses, or nothing. */
+static int pib_static_peers_set(const char *val, const struct kernel_param *kp)
+{
+	char *copy = kstrdup(val, GFP_KERNEL), *list, *tok;
+	__be32 addrs[PIB_MAX_PEERS];
+	unsigned int n = 0;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	list = strim(copy);
+	while (list && *list) {
+		tok = strsep(&list, ",");
+		if (n == PIB_MAX_PEERS ||
+		    !in4_pton(tok, -1, (u8 *)&addrs[n], '\0', NULL) ||
+		    ipv4_is_multicast(addrs[n]) || ipv4_is_zeronet(addrs[n]) ||
+		    ipv4_is_lbcast(addrs[n])) {
+			pr_err("pib: peers: want up to %d unicast IPv4 addresses separated by commas\n",
+			       PIB_MAX_PEERS);
+			err = -EINVAL;
+			break;
+		}
+		n++;
+	}
+	kfree(copy);
+	if (err)
+		return err;
+	spin_lock_bh(&pib_static_peers_lock);
+	memcpy(pib_static_peers, addrs, n * sizeof(addrs[0]));
+	pib_num_static_peers = n;
+	spin_unlock_bh(&pib_static_peers_lock);
+	return 0;
+}
+
+static int pib_static_peers_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int len = 0;
+
+	spin_lock_bh(&pib_static_peers_lock);
+	for (i = 0; i < pib_num_static_peers; i++)
+		len += sysfs_emit_at(buf, len, "%s%pI4", i ? "," : "",
+				     &pib_static_peers[i]);
+	spin_unlock_bh(&pib_static_peers_lock);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static const struct kernel_param_ops pib_static_peers_ops = {
+	.set = pib_static_peers_set,
+	.get = pib_static_peers_get,
+};
+module_param_cb(peers, &pib_static_peers_ops, NULL, 0644);
+MODULE_PARM_DESC(peers, "IPv4 addresses of peer hosts that broadcasts do not reach, comma-separated");
+
 static void pib_switch_send_hello(struct pib_switch *sw)
 {
 	struct pib_hello h = {
@@ -144,12 +217,22 @@ static void pib_switch_send_hello(struct pib_switch *sw)
 		.num_ports = PIB_SW_NUM_PORTS,
 		.switch_guid = sw->guid,
 	};
+	__be32 addrs[PIB_MAX_PEERS];
 	u8 pkt[PIB_HELLO_PKT_LEN];
+	unsigned int i, n;
 
 	pib_hello_build(pkt, &h);
 	pib_switch_xmit(sw, htonl(INADDR_BROADCAST), pkt, sizeof(pkt),
 			GFP_KERNEL);
 	atomic64_inc(&sw->hellos_tx);
+	spin_lock_bh(&pib_static_peers_lock);
+	n = pib_num_static_peers;
+	memcpy(addrs, pib_static_peers, n * sizeof(addrs[0]));
+	spin_unlock_bh(&pib_static_peers_lock);
+	for (i = 0; i < n; i++) {
+		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), GFP_KERNEL);
+		atomic64_inc(&sw->hellos_tx);
+	}
 }
 
 /* Every hello interval: say hello, and take silent peers' links down. */
