@@ -143,9 +143,10 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 	}
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, pkt, len);
+	/* Static peers may be behind routers: the route's TTL, not 1. */
 	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, fl.saddr, fl.daddr, 0,
-			    1, 0, htons(pib_udp_port), htons(pib_udp_port),
-			    false, false);
+			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
+			    htons(pib_udp_port), false, false);
 }
 
 /*

@@ -9,6 +9,12 @@
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
+# host2 captures pib's traffic for a Wireshark check at the end.
+cap=$PIB_RESULTS/host2.pcapng
+if [ "$PIB_HOST" = 2 ]; then
+	dumpcap -q -i eth0 -f "udp port 4792" -w "$cap" 2>/dev/null &
+	dumpcap=$!
+fi
 pib_fabric_up
 p=/sys/class/infiniband/pibeth0/ports/1
 lid=$(lid_of "$PIB_HOST")
@@ -89,6 +95,30 @@ if [ "$PIB_HOST" = 3 ]; then
 fi
 barrier diag
 [ "$PIB_HOST" = 2 ] && diag_from_host2
+# wireshark_check: Wireshark's InfiniBand dissector on host2's capture.
+wireshark_check() {
+	local ws="tshark -n -r $cap -X lua_script:$PIB_SRC/tests/tools/pib.lua" out
+	kill -INT "$dumpcap"
+	wait "$dumpcap"
+	out=$($ws -q -z expert,note 2>/dev/null)
+	echo "$out"
+	expect_eq "Wireshark: no expert notes, warnings or errors" \
+		"$(grep -c '^ *[0-9]' <<<"$out")" 0
+	out=$($ws -T fields -e frame.protocols 2>/dev/null | sort | uniq -c)
+	echo "$out"
+	expect_match "Wireshark: frames decoded as InfiniBand" "$out" \
+		'[0-9]+ eth:ethertype:ip:udp:pib:infiniband$'
+	expect_eq "Wireshark: nothing else" \
+		"$(grep -vc 'udp:pib:infiniband' <<<"$out")" 0
+	out=$($ws -T fields -e infiniband.mad.mgmtclass 2>/dev/null | sort -u | xargs)
+	expect_eq "Wireshark: SMPs (LID and DR), SA and PMA MADs" \
+		"$(grep -o '0x0[134]\|0x81' <<<"$out" | xargs)" "0x01 0x03 0x04 0x81"
+	# LRH.PktLen counts 4-byte words up to the ICRC; the VCRC follows.
+	expect_eq "Wireshark: LRH packet lengths match the datagrams" \
+		"$($ws -T fields -e udp.length -e infiniband.lrh.pktlen 2>/dev/null |
+		   awk '$1 - 8 != $2 * 4 + 2' | wc -l)" 0
+}
+[ "$PIB_HOST" = 2 ] && wireshark_check
 if [ "$PIB_HOST" = 1 ]; then
 	expect_match "opensm: SUBNET UP" "$(cat "$PIB_RESULTS/opensm.log")" \
 		'SUBNET UP'
