@@ -36,7 +36,7 @@ debian_uri() {
 
 fetch_tarball() {
 	local uri apt
-	uri=$(debian_uri | head -n 1)
+	uri=$(debian_uri | sed -n 1p)
 	[ -n "$uri" ] || die "no Debian archive found in /etc/apt/sources.list*"
 	apt="$dir/apt"
 	mkdir -p "$apt/lists/partial"
@@ -70,7 +70,7 @@ if [ ! -f "$src/CMakeLists.txt" ]; then
 fi
 
 # The provider ABI of the source must be the installed library's.
-libverbs=$(ldconfig -p | awk '/libibverbs\.so\.1 .*x86-64|libibverbs\.so\.1 \(libc6,/ { print $NF; exit }')
+libverbs=$(ldconfig -p | awk '!f && /libibverbs\.so\.1 .*x86-64|libibverbs\.so\.1 \(libc6,/ { print $NF; f = 1 }')
 [ -n "$libverbs" ] || die "libibverbs.so.1 not installed (apt-get install libibverbs-dev)"
 have=$(objdump -T "$libverbs" | grep -o 'IBVERBS_PRIVATE_[0-9]*' | sort -u | head -n 1)
 want=IBVERBS_PRIVATE_$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")/\1/p' "$src/CMakeLists.txt")
