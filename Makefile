@@ -5,6 +5,7 @@
 #   make deps       install the Debian packages the build, tests and demo need
 #   make test       unit tests, then the VM scenario tests (tests/run)
 #   make demo       boot a two-host LAN of VMs and show pib on it
+#   make bench      compare pib with rdma_rxe on two VMs (not part of make test)
 #   make install    install module and provider (DESTDIR-aware)
 
 # Kernel build dir: the running kernel's if present, else the newest
@@ -22,6 +23,8 @@ DEPMOD ?= /sbin/depmod
 RDMA_CORE := $(BUILD)/rdma-core
 RDMA_INC := $(RDMA_CORE)/build/include
 PROVIDER := $(BUILD)/provider/libpib-rdmav34.so
+PROVIDER_SRCS := $(wildcard provider/*.c)
+PROVIDER_HDRS := $(wildcard provider/*.h)
 
 PROVIDER_CFLAGS := -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-missing-field-initializers \
@@ -31,7 +34,7 @@ PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 
-.PHONY: all kernel provider deps install test unit vmtest demo clean check-kdir
+.PHONY: all kernel provider deps install test unit vmtest demo bench clean check-kdir
 
 all: kernel provider
 
@@ -48,9 +51,9 @@ provider: $(PROVIDER)
 $(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh
 	bash provider/rdma-core.sh $(RDMA_CORE)
 
-$(PROVIDER): provider/pib.c provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
+$(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
 	@mkdir -p $(dir $@)
-	$(CC) $(PROVIDER_CFLAGS) $(PROVIDER_LDFLAGS) -o $@ provider/pib.c -libverbs
+	$(CC) $(PROVIDER_CFLAGS) $(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRCS) -libverbs -lpthread
 
 deps:
 	bash tests/deps.sh
@@ -71,6 +74,9 @@ test: unit vmtest
 
 demo: all
 	bash tests/demo --kver $(KVER)
+
+bench: all
+	bash tests/bench/run --kver $(KVER)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean 2>/dev/null || true

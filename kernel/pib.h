@@ -19,6 +19,7 @@
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
+#include "pib_abi.h"
 
 #define PIB_VER_MAJOR		0
 #define PIB_VER_MINOR		1
@@ -41,8 +42,19 @@
 #define PIB_MAX_AH		0x10000
 #define PIB_MAX_QP_WR		0x4000
 #define PIB_MAX_SGE		32
-/* Only the special QPs exist so far: QP0 (SMI) and QP1 (GSI). */
+#define PIB_MAX_INLINE		512
+#define PIB_MAX_QP		0x10000
+#define PIB_MAX_SRQ		0x10000
+#define PIB_MAX_RD_ATOMIC	16
+#define PIB_MAX_MCAST_GRP	1024
+#define PIB_MAX_MCAST_QP_ATTACH	64
+#define PIB_MAX_MCAST_ATTACH	4096
+#define PIB_MAX_FAST_PAGES	512
+#define PIB_MAX_MSG		0x80000000U
+/* QP0 (SMI) and QP1 (GSI); other QPs are numbered from 2 up. */
 #define PIB_NUM_SPECIAL_QPS	2
+#define PIB_MAX_QPN		0xffffff
+#define PIB_MCAST_QPN		0xffffff
 #define PIB_PSN_MASK		0xffffff
 /* An MR key is its index in the device's MR table, shifted past a key byte. */
 #define PIB_MR_KEY_SHIFT	8
@@ -285,10 +297,17 @@ struct pib_switch {
  * @mrs: memory regions by key index
  * @txq: packets the port sends, waiting for @tx_work
  * @tx_work: hands @txq to the switch, in process context
+ * @qps: QPs by number, 2 and up (RCU)
+ * @mcast_lock: protects @mcast
+ * @mcast: multicast attachments (struct pib_mcast_attach, RCU)
+ * @atomic_lock: makes atomic operations atomic among this HCA's QPs
  * @pd_count: protection domains allocated
  * @cq_count: completion queues allocated
  * @mr_count: memory regions allocated
  * @ah_count: address handles allocated
+ * @qp_count: QPs allocated
+ * @srq_count: SRQs allocated
+ * @mcast_count: multicast attachments
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -303,10 +322,17 @@ struct pib_dev {
 	struct xarray mrs;
 	struct sk_buff_head txq;
 	struct work_struct tx_work;
+	struct xarray qps;
+	spinlock_t mcast_lock;
+	struct list_head mcast;
+	spinlock_t atomic_lock;
 	atomic_t pd_count;
 	atomic_t cq_count;
 	atomic_t mr_count;
 	atomic_t ah_count;
+	atomic_t qp_count;
+	atomic_t srq_count;
+	atomic_t mcast_count;
 };
 
 /**
@@ -335,15 +361,81 @@ struct pib_ah {
 	struct rdma_ah_attr attr;
 };
 
+/* Kinds of memory region: how an address turns into memory. */
+enum pib_mr_type {
+	PIB_MR_DMA,		/* kernel virtual addresses, all of memory */
+	PIB_MR_USER,		/* pinned pages of a process (ib_umem) */
+	PIB_MR_FAST,		/* a page list that REG_MR maps (FRWR) */
+};
+
 /**
  * struct pib_mr - a memory region
  * @ibmr: the RDMA core's MR
+ * @type: enum pib_mr_type
  * @access: IB_ACCESS_* flags
+ * @valid: a fast-register MR is registered and not invalidated
+ * @users: references: 1 for the table, 1 per access in progress
+ * @unused: completed when the last access after deregistration ends
+ * @rcu: the lookup runs under RCU
+ * @umem: PIB_MR_USER: the pinned memory
+ * @pages: PIB_MR_USER: its pages
+ * @npages: PIB_MR_USER: entries of @pages
+ * @page_off: PIB_MR_USER: offset of the start in the first page
+ * @fast: PIB_MR_FAST: kernel addresses of its pages (ibmr.page_size each)
+ * @max_fast: PIB_MR_FAST: entries @fast has room for
+ * @nfast: PIB_MR_FAST: entries map_mr_sg filled
  */
 struct pib_mr {
 	struct ib_mr ibmr;
+	enum pib_mr_type type;
 	int access;
+	bool valid;
+	refcount_t users;
+	struct completion unused;
+	struct rcu_head rcu;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_off;
+	u64 *fast;
+	u32 max_fast;
+	u32 nfast;
 };
+
+static inline struct pib_mr *to_pib_mr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct pib_mr, ibmr);
+}
+
+/**
+ * struct pib_ring - a ring shared with the provider, or a kernel consumer's
+ * @hdr: the ring's memory: struct pib_ring_hdr, then the entries
+ * @mmap: the user's mmap entry, NULL for a kernel consumer's ring
+ * @size: bytes of @hdr (page aligned)
+ * @num: entries, a power of two
+ * @stride: bytes per entry
+ * @prod: the producer index as the kernel knows it
+ * @cons: the consumer index as the kernel knows it
+ *
+ * The kernel produces into CQs and consumes from SQs, RQs and SRQs; for a
+ * kernel consumer's QP, post_send and post_recv produce as the provider
+ * would. See pib_abi.h for the rules.
+ */
+struct pib_ring {
+	struct pib_ring_hdr *hdr;
+	struct rdma_user_mmap_entry *mmap;
+	size_t size;
+	u32 num;
+	u32 stride;
+	u32 prod;
+	u32 cons;
+};
+
+static inline void *pib_ring_entry(const struct pib_ring *ring, u32 idx)
+{
+	return (u8 *)ring->hdr + PIB_RING_HDR_SIZE +
+	       (size_t)(idx & (ring->num - 1)) * ring->stride;
+}
 
 /* Notification state of a CQ: what the consumer armed it for. */
 enum pib_cq_notify {
@@ -355,85 +447,229 @@ enum pib_cq_notify {
 /**
  * struct pib_cq - a completion queue
  * @ibcq: the RDMA core's CQ; must come first
- * @lock: protects the ring and @notify
- * @wc: ring of @size completions
- * @size: ring slots (the CQ's cqe)
- * @head: slot of the oldest completion
- * @count: completions in the ring
+ * @lock: protects the ring, @qps, @notify and @overflowed
+ * @ring: the ring of struct pib_cqe
+ * @qps: a kernel consumer's CQ: the QP of every entry (NULL for users)
  * @notify: armed state
+ * @overflowed: a completion was lost; the CQ is in error
+ * @fire_pending: the completion handler is to be called
+ * @overflow_pending: IB_EVENT_CQ_ERR is to be raised
  */
 struct pib_cq {
 	struct ib_cq ibcq;
 	spinlock_t lock;
-	struct ib_wc *wc;
-	u32 size;
-	u32 head;
-	u32 count;
+	struct pib_ring ring;
+	struct ib_qp **qps;
 	enum pib_cq_notify notify;
+	bool overflowed;
+	bool fire_pending;
+	bool overflow_pending;
 };
 
 /**
- * struct pib_rwqe - a posted receive
- * @wr_id: the consumer's id
- * @num_sge: entries in @sge
- * @sge: where the message goes
+ * struct pib_srq - a shared receive queue
+ * @ibsrq: the RDMA core's SRQ; must come first
+ * @lock: protects the ring's consumer side, @limit and @max_sge
+ * @ring: the ring of struct pib_recv_wqe
+ * @max_sge: SGEs a WQE may have
+ * @limit: the SRQ limit; 0 when disarmed
  */
-struct pib_rwqe {
-	u64 wr_id;
-	u32 num_sge;
-	struct ib_sge sge[];
+struct pib_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;
+	struct pib_ring ring;
+	u32 max_sge;
+	u32 limit;
+};
+
+/* Kernel-only send opcodes: never accepted from a user's SQ. */
+#define PIB_WR_REG_MR		0x80
+
+/**
+ * struct pib_swqe - the kernel's state of a fetched send WQE
+ * @first_psn: PSN of its first packet
+ * @last_psn: PSN of its last packet (of its last response, for READ)
+ * @npkts: packets of the request (READ and atomics: 1)
+ * @resp_off: READ: bytes of response received
+ * @len: bytes of the message
+ * @sent: its packets have all been sent once
+ * @resp_done: READ and atomics: the whole response arrived
+ */
+struct pib_swqe {
+	u32 first_psn;
+	u32 last_psn;
+	u32 npkts;
+	u32 resp_off;
+	u32 len;
+	bool sent;
+	bool resp_done;
 };
 
 /**
- * struct pib_rq - a receive queue: a ring of @size WQEs of @stride bytes
- * @buf: the ring
- * @stride: bytes per WQE
- * @size: WQE slots
- * @head: slot of the oldest WQE
- * @count: WQEs posted and not consumed
+ * struct pib_sq - the kernel's side of a send queue
+ * @ring: the SQ ring; its cons is the oldest WQE not completed
+ * @shadow: checked copies of fetched WQEs, one stride each
+ * @st: per-WQE transport state, parallel to @shadow
+ * @fetched: index after the last WQE copied and checked
+ * @max_sge: SGEs a WQE may have
+ * @max_inline: inline bytes a WQE may have
  */
-struct pib_rq {
-	u8 *buf;
-	size_t stride;
-	u32 size;
-	u32 head;
-	u32 count;
+struct pib_sq {
+	struct pib_ring ring;
+	u8 *shadow;
+	struct pib_swqe *st;
+	u32 fetched;
+	u32 max_sge;
+	u32 max_inline;
+};
+
+/**
+ * struct pib_req - RC/UC requester state
+ * @cur: index of the WQE being sent
+ * @offset: bytes of it sent
+ * @psn: next PSN to send
+ * @acked_psn: the latest PSN the responder acknowledged
+ * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
+ * @rnr_left: RNR retries left (7: infinite)
+ * @rd_atomic: READs and atomics outstanding
+ * @since_ack_req: packets sent since the last one with AckReq
+ * @rnr_wait: waiting for the RNR timer
+ * @fatal_pending: IB_EVENT_QP_FATAL is to be raised
+ * @timer: retransmit and RNR timer
+ */
+struct pib_req {
+	u32 cur;
+	u32 offset;
+	u32 psn;
+	u32 acked_psn;
+	int retry_left;
+	int rnr_left;
+	u32 rd_atomic;
+	u32 since_ack_req;
+	bool rnr_wait;
+	bool fatal_pending;
+	struct timer_list timer;
+};
+
+/**
+ * struct pib_rd_res - a responder resource: a READ or atomic it answers
+ * @opcode: PIB_OP_RC_READ_REQUEST or an atomic opcode; 0 when free
+ * @psn: PSN of the request
+ * @end_psn: PSN after its last response
+ * @va: READ: remote address
+ * @rkey: READ: R_Key
+ * @len: READ: bytes
+ * @sent: READ: bytes answered so far
+ * @orig: atomics: the original value, for a duplicate request
+ */
+struct pib_rd_res {
+	u8 opcode;
+	u32 psn;
+	u32 end_psn;
+	u64 va;
+	u32 rkey;
+	u32 len;
+	u32 sent;
+	u64 orig;
+};
+
+/**
+ * struct pib_resp - RC/UC/UD responder state
+ * @epsn: expected PSN
+ * @msn: message sequence number
+ * @nak_psn_sent: a PSN sequence NAK went out and @epsn has not come yet
+ * @in_msg: a multi-packet SEND or WRITE is in progress
+ * @in_write: it is a WRITE
+ * @offset: bytes of it received
+ * @wqe: the receive WQE it fills (a checked copy); @have_wqe says if valid
+ * @have_wqe: @wqe holds a receive WQE taken from the RQ or SRQ
+ * @va: WRITE: next remote address
+ * @rkey: WRITE: its R_Key
+ * @remaining: WRITE: bytes the RETH announced, not yet received
+ * @res: READ/atomic resources, @num_res of them
+ * @num_res: max_dest_rd_atomic (at least 1)
+ * @res_head: next resource to use
+ * @res_tail: oldest resource with a READ left to answer
+ * @ack_pending: an ACK is owed for @epsn - 1
+ */
+struct pib_resp {
+	u32 epsn;
+	u32 msn;
+	bool nak_psn_sent;
+	bool in_msg;
+	bool in_write;
+	u32 offset;
+	struct pib_recv_wqe *wqe;
+	bool have_wqe;
+	u64 va;
+	u32 rkey;
+	u32 remaining;
+	struct pib_rd_res *res;
+	u32 num_res;
+	u32 res_head;
+	u32 res_tail;
+	bool ack_pending;
 };
 
 /**
  * struct pib_qp - a queue pair
  * @ibqp: the RDMA core's QP; must come first
- * @lock: protects @state, the attributes and @rq
+ * @lock: protects everything below but @work
  * @state: IBA QP state
- * @sq_sig_type: whether every send completes or only signaled ones
- * @max_send_sge: scatter/gather entries per send WR
- * @max_recv_sge: scatter/gather entries per receive WR
+ * @user: created by a process (rings mapped)
+ * @sig_all: every send completes, signaled or not
  * @pkey_index: P_Key table index
  * @qkey: Q_Key
- * @sq_psn: next send PSN
- * @rq: the receive queue
+ * @dest_qpn: RC/UC: the remote QP
+ * @av: RC/UC: the remote port
+ * @mtu: RC/UC: path MTU in bytes; UD: the port's
+ * @access: IB_ACCESS_REMOTE_* the responder allows
+ * @timeout: local ACK timeout (IBA encoding)
+ * @retry_cnt: retries on timeout
+ * @rnr_retry: retries on RNR NAK
+ * @min_rnr_timer: RNR NAK timer this responder asks for
+ * @max_rd_atomic: READs/atomics this requester may have outstanding
+ * @sq_psn: the SQ PSN modify_qp set (for query_qp)
+ * @sq: send queue
+ * @rq: receive queue (when @srq is NULL)
+ * @rq_max_sge: SGEs a receive WQE may have
+ * @srq: the shared receive queue, if any
+ * @req: requester state
+ * @resp: responder state
+ * @mcast: multicast groups attached (list of struct pib_mcast_attach)
+ * @work: sends packets: requests, READ responses, retransmissions
  */
 struct pib_qp {
 	struct ib_qp ibqp;
 	spinlock_t lock;
 	enum ib_qp_state state;
-	enum ib_sig_type sq_sig_type;
-	u32 max_send_sge;
-	u32 max_recv_sge;
+	bool user;
+	bool sig_all;
 	u16 pkey_index;
 	u32 qkey;
+	u32 dest_qpn;
+	struct pib_av av;
+	u32 mtu;
+	int access;
+	u8 timeout;
+	u8 retry_cnt;
+	u8 rnr_retry;
+	u8 min_rnr_timer;
+	u8 max_rd_atomic;
 	u32 sq_psn;
-	struct pib_rq rq;
+	struct pib_sq sq;
+	struct pib_ring rq;
+	u32 rq_max_sge;
+	struct pib_srq *srq;
+	struct pib_req req;
+	struct pib_resp resp;
+	struct list_head mcast;
+	struct work_struct work;
 };
 
 static inline struct pib_dev *to_pib_dev(struct ib_device *ibdev)
 {
 	return container_of(ibdev, struct pib_dev, ibdev);
-}
-
-static inline struct pib_rwqe *pib_rq_slot(struct pib_rq *rq, u32 i)
-{
-	return (struct pib_rwqe *)(rq->buf + (size_t)(i % rq->size) * rq->stride);
 }
 
 static inline struct pib_cq *to_pib_cq(struct ib_cq *ibcq)
@@ -444,6 +680,17 @@ static inline struct pib_cq *to_pib_cq(struct ib_cq *ibcq)
 static inline struct pib_qp *to_pib_qp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct pib_qp, ibqp);
+}
+
+static inline struct pib_srq *to_pib_srq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct pib_srq, ibsrq);
+}
+
+/* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */
+static inline int pib_psn_diff(u32 a, u32 b)
+{
+	return (s32)((a - b) << 8) >> 8;
 }
 
 /**
@@ -497,31 +744,133 @@ static inline unsigned int pib_sw_hca_port(struct pib_dev *dev)
 	return dev->index + 1;
 }
 
-/* pib_ud.c: UD datagrams of the special QPs */
-unsigned int pib_ud_build(struct pib_qp *qp, const struct ib_send_wr *wr,
-			  u8 *buf);
-bool pib_ud_deliver(struct pib_qp *qp, const struct pib_pkt *pkt,
-		    const u8 *buf, u8 dlid_path_bits);
+/* pib_queue.c: rings shared with the provider */
+int pib_ring_init(struct pib_ring *ring, u32 num, u32 stride,
+		  struct ib_udata *udata);
+void pib_ring_describe(const struct pib_ring *ring, struct pib_ring_info *info);
+void pib_ring_free(struct pib_ring *ring);
+void pib_mmap_free(struct rdma_user_mmap_entry *rdma);
+int pib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+u32 pib_ring_avail(struct pib_ring *ring, u32 from);
+u32 pib_ring_room(struct pib_ring *ring);
+void pib_ring_consume_to(struct pib_ring *ring, u32 cons);
+void pib_ring_consume(struct pib_ring *ring);
+void pib_ring_produce(struct pib_ring *ring);
+
+/* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata);
 int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
-int pib_cq_push(struct pib_cq *cq, const struct ib_wc *wc, bool solicited);
+void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
+		 struct pib_qp *qp, bool solicited);
+void pib_cq_notify(struct pib_cq *cq);
+
+/* pib_mr.c: memory regions and every access to registered memory */
+struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 virt_addr, int access,
+			      struct ib_udata *udata);
+struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg);
+int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset);
+int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key);
+void pib_mr_put(struct pib_mr *mr);
+int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
+		 u32 len, int access);
+int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
+		void *buf, u32 len, int access, bool to_mr);
+int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
+		 const struct pib_sge *sge, u32 num_sge, u32 offset,
+		 void *buf, u32 len, bool to_mem);
+int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
+		  bool cmp_swap, u64 cmp_add, u64 swap, u64 *orig);
+int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key);
+int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
+		    int access);
 
 /* pib_qp.c: queue pairs */
+int pib_qp_init(void);
+void pib_qp_exit(void);
 int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata);
 int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
 int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata);
+int pib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init);
 int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr);
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr);
+int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
+		    const struct ib_recv_wr *wr);
+void pib_qp_kick(struct pib_qp *qp);
+void pib_qp_error(struct pib_qp *qp);
+
+/* pib_srq.c: shared receive queues, taking receive WQEs */
+u32 pib_rwqe_stride(u32 max_sge);
+bool pib_rq_take(struct pib_ring *ring, u32 max_sge, struct pib_recv_wqe *wqe);
+bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe);
+int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata);
+int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int pib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int pib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr);
+
+/* pib_req.c: the requester */
+struct pib_send_wqe *pib_sq_wqe(struct pib_qp *qp, u32 idx);
+bool pib_wqe_has_response(const struct pib_send_wqe *wqe);
+u8 pib_wqe_wc_opcode(const struct pib_send_wqe *wqe);
+int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
+		   struct pib_send_wqe *wqe);
+int pib_reg_wr_to_wqe(struct pib_qp *qp, const struct ib_reg_wr *wr,
+		      struct pib_send_wqe *wqe);
+struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
+			    struct pib_bth *bth, u32 ext_len, u32 pay_len,
+			    u8 **ext);
+void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
+		     u32 body);
+void pib_pkt_finish(struct sk_buff *skb);
+void pib_qp_work(struct work_struct *work);
+
+/* pib_comp.c: the completer, completions, the retransmit timer */
+void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status);
+void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status);
+void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited);
+void pib_qp_flush(struct pib_qp *qp);
+void pib_qp_notify_cqs(struct pib_qp *qp);
+void pib_req_arm_timer(struct pib_qp *qp);
+void pib_req_timer(struct timer_list *t);
+void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf);
+
+/* pib_resp.c: the responder */
+void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf);
+bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q,
+			 int budget);
+void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
+		 u8 dlid_path_bits, u16 pkey_index);
+
+/* pib_mcast.c: multicast groups */
+int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int pib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+void pib_mcast_detach_all(struct pib_qp *qp);
+void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
+		       const u8 *buf);
+
+/* pib_verbs.c: verbs entry points */
+void pib_av_from_ah(const struct rdma_ah_attr *ah, struct pib_av *av);
 
 /* pib_sma.c, pib_pma.c: management agents behind process_mad */
 int pib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,

@@ -2,6 +2,25 @@
 /*
  * the interface between pib.ko and its rdma-core provider
  * (libpib). Both sides compile this header; it only uses <linux/types.h>.
+ *
+ * The data path runs through rings that the kernel allocates and the
+ * provider maps (mmap on the uverbs file at the offset the kernel returns):
+ * a send queue and a receive queue per QP (or a shared receive queue), and
+ * a completion queue per CQ. Kernel consumers' QPs and CQs use the same
+ * rings in kernel memory.
+ *
+ *  - The provider posts work requests by writing WQEs and then the
+ *    producer index of the SQ/RQ/SRQ; the kernel consumes them and
+ *    advances the consumer index. A send needs a doorbell, the uverbs
+ *    post_send command with no work requests; receives need none.
+ *  - The kernel writes CQEs and then the CQ's producer index; the provider
+ *    polls them and advances the consumer index, with no system call.
+ *
+ * Indices are free-running u32 counters; a ring holds a power of two of
+ * entries, entry i at offset PIB_RING_HDR_SIZE + (i & (num - 1)) * stride.
+ * The kernel never trusts what the provider wrote: it reads each index
+ * once, checks that producer - consumer <= num, and copies a WQE to its
+ * own memory before checking and using it.
  */
 #ifndef PIB_ABI_H
 #define PIB_ABI_H
@@ -17,5 +36,220 @@
 
 /* Content of /sys/class/infiniband/<dev>/hca_type for every pib device. */
 #define PIB_ABI_HCA_TYPE	"pib"
+
+/**
+ * struct pib_ring_hdr - the start of every ring, followed by its entries
+ * @producer: entries produced; written by the producer only
+ * @consumer: entries consumed; written by the consumer only
+ *
+ * The two indices live in separate cache lines.
+ */
+struct pib_ring_hdr {
+	__u32 producer;
+	__u32 reserved0[15];
+	__u32 consumer;
+	__u32 reserved1[15];
+};
+
+#define PIB_RING_HDR_SIZE	128
+
+/**
+ * struct pib_ring_info - where the provider finds a ring
+ * @offset: mmap offset on the uverbs file
+ * @size: bytes to map (header and entries)
+ * @num: entries, a power of two
+ * @stride: bytes per entry
+ */
+struct pib_ring_info {
+	__aligned_u64 offset;
+	__u32 size;
+	__u32 num;
+	__u32 stride;
+	__u32 reserved;
+};
+
+/**
+ * struct pib_sge - a scatter/gather element, as in struct ibv_sge
+ * @addr: virtual address in the MR of @lkey
+ * @length: bytes
+ * @lkey: local key of the MR
+ */
+struct pib_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/**
+ * struct pib_av - a UD address vector, as the provider resolved an AH
+ * @dgid: destination GID (with @is_global)
+ * @flow_label: GRH flow label (with @is_global)
+ * @dlid: destination LID
+ * @sl: service level
+ * @src_path_bits: source path bits under the port's LMC
+ * @static_rate: enum ibv_rate
+ * @is_global: a GRH goes with the packet
+ * @sgid_index: source GID index (with @is_global)
+ * @hop_limit: GRH hop limit (with @is_global)
+ * @traffic_class: GRH traffic class (with @is_global)
+ * @port_num: the port, 1
+ * @pkey_index: P_Key index of a GSI send (kernel consumers); zero, and
+ *	ignored, from the provider
+ */
+struct pib_av {
+	__u8 dgid[16];
+	__u32 flow_label;
+	__u16 dlid;
+	__u8 sl;
+	__u8 src_path_bits;
+	__u8 static_rate;
+	__u8 is_global;
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 traffic_class;
+	__u8 port_num;
+	__u16 pkey_index;
+};
+
+/* Send WQE opcodes: enum ibv_wr_opcode's values. */
+enum pib_wr_opcode {
+	PIB_WR_RDMA_WRITE		= 0,
+	PIB_WR_RDMA_WRITE_WITH_IMM	= 1,
+	PIB_WR_SEND			= 2,
+	PIB_WR_SEND_WITH_IMM		= 3,
+	PIB_WR_RDMA_READ		= 4,
+	PIB_WR_ATOMIC_CMP_AND_SWP	= 5,
+	PIB_WR_ATOMIC_FETCH_AND_ADD	= 6,
+	PIB_WR_LOCAL_INV		= 7,
+	PIB_WR_SEND_WITH_INV		= 9,
+};
+
+/* Send flags: enum ibv_send_flags's values. */
+#define PIB_SEND_FENCE		(1 << 0)
+#define PIB_SEND_SIGNALED	(1 << 1)
+#define PIB_SEND_SOLICITED	(1 << 2)
+#define PIB_SEND_INLINE		(1 << 3)
+
+/**
+ * struct pib_send_wqe - a send work request in the SQ
+ * @wr_id: the consumer's id
+ * @opcode: enum pib_wr_opcode
+ * @send_flags: PIB_SEND_*
+ * @num_sge: entries of @sge, or with PIB_SEND_INLINE bytes of @inline_data
+ * @ex: immediate data (network order), or the rkey to invalidate
+ * @wr: the opcode's fields
+ * @wr.rdma: RDMA WRITE and READ: remote address and key
+ * @wr.atomic: atomics: remote address (8-byte aligned), key and operands
+ * @wr.ud: UD: address vector, destination QP and Q_Key
+ *
+ * The header is followed by the SGEs the message comes from (or goes to,
+ * for READ and atomics), or with PIB_SEND_INLINE by the message itself.
+ * The SQ's stride is sizeof(struct pib_send_wqe) plus the larger of
+ * max_send_sge SGEs and max_inline_data bytes, rounded up to a power of two.
+ */
+struct pib_send_wqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;
+	__u32 send_flags;
+	__u32 num_sge;
+	__u32 ex;
+	union {
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 reserved;
+		} rdma;
+		struct {
+			__aligned_u64 remote_addr;
+			__aligned_u64 compare_add;
+			__aligned_u64 swap;
+			__u32 rkey;
+			__u32 reserved;
+		} atomic;
+		struct {
+			struct pib_av av;
+			__u32 remote_qpn;
+			__u32 remote_qkey;
+		} ud;
+	} wr;
+};
+
+/* What follows a send WQE's header: SGEs, or inline data. */
+#define PIB_WQE_SGE(wqe)	((struct pib_sge *)((wqe) + 1))
+#define PIB_WQE_INLINE(wqe)	((__u8 *)((wqe) + 1))
+
+/**
+ * struct pib_recv_wqe - a receive work request in an RQ or SRQ
+ * @wr_id: the consumer's id
+ * @num_sge: entries of @sge
+ * @reserved: zero
+ * @sge: where a message goes
+ *
+ * The stride is sizeof(struct pib_recv_wqe) plus max_recv_sge SGEs,
+ * rounded up to a power of two.
+ */
+struct pib_recv_wqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct pib_sge sge[];
+};
+
+/* CQE flags: enum ibv_wc_flags's values. */
+#define PIB_WC_GRH		(1 << 0)
+#define PIB_WC_WITH_IMM		(1 << 1)
+#define PIB_WC_WITH_INV		(1 << 3)
+
+/**
+ * struct pib_cqe - a completion in a CQ
+ * @wr_id: the work request's id
+ * @status: enum ibv_wc_status
+ * @opcode: enum ibv_wc_opcode
+ * @vendor_err: zero, or a pib reason for an error status
+ * @byte_len: bytes received (receives), or transferred (READ, atomics)
+ * @ex: immediate data (network order) or the invalidated rkey
+ * @qp_num: the QP the work request was on
+ * @src_qp: the sender's QP (receives)
+ * @wc_flags: PIB_WC_*
+ * @pkey_index: P_Key index (receives on GSI QPs)
+ * @slid: the sender's LID (receives)
+ * @sl: the sender's service level (receives)
+ * @dlid_path_bits: the DLID's path bits (receives)
+ * @reserved: zero
+ */
+struct pib_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;
+	__u32 opcode;
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 ex;
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 reserved[18];
+};
+
+/* create_cq / resize_cq: the CQ's ring of struct pib_cqe. */
+struct pib_create_cq_resp {
+	struct pib_ring_info cq;
+};
+
+/* create_qp: the SQ and, without an SRQ, the RQ. */
+struct pib_create_qp_resp {
+	struct pib_ring_info sq;
+	struct pib_ring_info rq;
+};
+
+/* create_srq: the SRQ's ring of struct pib_recv_wqe. */
+struct pib_create_srq_resp {
+	struct pib_ring_info rq;
+	__u32 srq_num;
+	__u32 reserved;
+};
 
 #endif /* PIB_ABI_H */

@@ -1,12 +1,51 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Completion queues for kernel consumers: a ring of work completions,
- * the notification state machine (disarmed, next completion, next
- * solicited completion) and overflow reported as IB_EVENT_CQ_ERR.
+ * Completion queues: a ring of struct pib_cqe that the provider polls
+ * without a system call (or that poll_cq reads for kernel consumers), the
+ * notification state machine (disarmed, next completion, next solicited
+ * completion), resizing, and overflow reported as IB_EVENT_CQ_ERR.
  */
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "pib.h"
+#include "pib_abi.h"
+
+/* Entries of a ring for @cqe completions: one more, to a power of two. */
+static u32 pib_cq_ring_num(int cqe)
+{
+	return roundup_pow_of_two(cqe + 1);
+}
+
+/*
+ * A kernel consumer's CQ also remembers the QP of every entry, since a
+ * struct ib_wc points to its QP and a CQE only names it.
+ */
+static int pib_cq_alloc(struct pib_cq *cq, u32 num, struct ib_udata *udata,
+			struct pib_ring *ring, struct ib_qp ***qps)
+{
+	int err = pib_ring_init(ring, num, sizeof(struct pib_cqe), udata);
+
+	*qps = NULL;
+	if (err || udata)
+		return err;
+	*qps = vcalloc(num, sizeof(**qps));
+	if (!*qps) {
+		pib_ring_free(ring);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int pib_cq_reply(struct pib_ring *ring, struct ib_udata *udata)
+{
+	struct pib_create_cq_resp resp;
+
+	if (!udata)
+		return 0;
+	pib_ring_describe(ring, &resp.cq);
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
+}
 
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		  struct ib_udata *udata)
@@ -15,48 +54,141 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct pib_cq *cq = to_pib_cq(ibcq);
 	int err;
 
-	if (udata)
-		return -EOPNOTSUPP;	/* user CQs come with the provider rings */
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > PIB_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct pib_create_cq_resp))
+		return -EINVAL;
 	err = pib_res_get(&dev->cq_count, PIB_MAX_CQ);
 	if (err)
 		return err;
-	cq->wc = kvcalloc(attr->cqe, sizeof(*cq->wc), GFP_KERNEL);
-	if (!cq->wc) {
-		atomic_dec(&dev->cq_count);
-		return -ENOMEM;
-	}
 	spin_lock_init(&cq->lock);
-	cq->size = attr->cqe;
 	cq->notify = PIB_CQ_DISARMED;
-	ibcq->cqe = attr->cqe;
+	err = pib_cq_alloc(cq, pib_cq_ring_num(attr->cqe), udata, &cq->ring,
+			   &cq->qps);
+	if (err)
+		goto out;
+	err = pib_cq_reply(&cq->ring, udata);
+	if (err) {
+		pib_ring_free(&cq->ring);
+		goto out;
+	}
+	ibcq->cqe = cq->ring.num - 1;
 	return 0;
+out:
+	atomic_dec(&dev->cq_count);
+	return err;
 }
 
 int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
 
-	kvfree(cq->wc);
+	pib_ring_free(&cq->ring);
+	vfree(cq->qps);
 	atomic_dec(&to_pib_dev(ibcq->device)->cq_count);
 	return 0;
 }
 
+/* Entries between the consumer's index and ours, as far as we believe. */
+static u32 pib_cq_used(struct pib_cq *cq)
+{
+	return cq->ring.num - pib_ring_room(&cq->ring);
+}
+
+/*
+ * resize_cq: a new ring with the completions not polled yet at its start.
+ * A user's old ring stays mapped until the provider unmaps it.
+ */
+int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct pib_cq *cq = to_pib_cq(ibcq);
+	struct ib_qp **qps, **old_qps;
+	struct pib_ring ring;
+	unsigned long flags;
+	u32 i, used, cons;
+	int err;
+
+	if (cqe < 1 || cqe > PIB_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(struct pib_create_cq_resp))
+		return -EINVAL;
+	err = pib_cq_alloc(cq, pib_cq_ring_num(cqe), udata, &ring, &qps);
+	if (err)
+		return err;
+	spin_lock_irqsave(&cq->lock, flags);
+	used = pib_cq_used(cq);
+	if (used >= ring.num) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		err = -EINVAL;		/* the completions would not fit */
+		goto free;
+	}
+	cons = cq->ring.prod - used;
+	for (i = 0; i < used; i++) {
+		memcpy(pib_ring_entry(&ring, i),
+		       pib_ring_entry(&cq->ring, cons + i), sizeof(struct pib_cqe));
+		if (qps)
+			qps[i] = cq->qps[(cons + i) & (cq->ring.num - 1)];
+	}
+	ring.prod = used;
+	ring.hdr->producer = used;
+	swap(ring, cq->ring);
+	old_qps = cq->qps;
+	cq->qps = qps;
+	qps = old_qps;
+	ibcq->cqe = cq->ring.num - 1;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	err = pib_cq_reply(&cq->ring, udata);
+	/* On error the CQ keeps its new ring; the old one goes either way. */
+free:
+	pib_ring_free(&ring);
+	vfree(qps);
+	return err;
+}
+
+static void pib_cq_to_wc(const struct pib_cqe *e, struct ib_qp *qp,
+			 struct ib_wc *wc)
+{
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->qp = qp;
+	wc->src_qp = e->src_qp;
+	wc->pkey_index = e->pkey_index;
+	wc->slid = e->slid;
+	wc->sl = e->sl;
+	wc->dlid_path_bits = e->dlid_path_bits;
+	wc->port_num = PIB_PORT_NUM;
+	if (e->wc_flags & PIB_WC_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (e->wc_flags & PIB_WC_WITH_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = (__force __be32)e->ex;
+	}
+	if (e->wc_flags & PIB_WC_WITH_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = e->ex;
+	}
+}
+
+/* poll_cq, for kernel consumers: the provider polls user CQs itself. */
 int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
+	struct pib_ring *r = &cq->ring;
 	unsigned long flags;
 	int n;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	for (n = 0; n < num_entries && cq->count; n++) {
-		wc[n] = cq->wc[cq->head];
-		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
+	for (n = 0; n < num_entries && r->cons != r->prod; n++) {
+		pib_cq_to_wc(pib_ring_entry(r, r->cons),
+			     cq->qps[r->cons & (r->num - 1)], &wc[n]);
+		pib_ring_consume(r);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return n;
@@ -74,7 +206,7 @@ int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		cq->notify = PIB_CQ_NEXT_COMP;
 	else if (cq->notify == PIB_CQ_DISARMED)
 		cq->notify = PIB_CQ_NEXT_SOLICITED;
-	missed = (flags & IB_CQ_REPORT_MISSED_EVENTS) && cq->count;
+	missed = (flags & IB_CQ_REPORT_MISSED_EVENTS) && pib_cq_used(cq);
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return missed;
 }
@@ -92,35 +224,62 @@ static void pib_cq_overflow(struct pib_cq *cq)
 }
 
 /**
- * pib_cq_push() - add a work completion and notify the consumer if armed
+ * pib_cq_push() - add a completion, noting whether the consumer is owed
+ *	an event
  * @cq: the completion queue
- * @wc: the completion
+ * @cqe: the completion
+ * @qp: its QP
  * @solicited: the completion is for a solicited message
  *
- * Must not be called with a QP lock held: the completion handler may post.
- *
- * Return: 0, or -ENOSPC if the CQ overflowed (the consumer gets CQ_ERR).
+ * May be called with the QP's lock held; the completion handler and an
+ * overflow's IB_EVENT_CQ_ERR wait for pib_cq_notify(), which the caller
+ * calls once it holds no lock. A CQ that overflowed loses every later
+ * completion until it is destroyed.
  */
-int pib_cq_push(struct pib_cq *cq, const struct ib_wc *wc, bool solicited)
+void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
+		 struct pib_qp *qp, bool solicited)
 {
 	unsigned long flags;
-	bool fire;
 
 	spin_lock_irqsave(&cq->lock, flags);
-	if (cq->count == cq->size) {
+	if (cq->overflowed || !pib_ring_room(&cq->ring)) {
+		if (!cq->overflowed)
+			cq->overflow_pending = true;
+		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
-		pib_cq_overflow(cq);
-		return -ENOSPC;
+		return;
 	}
-	cq->wc[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
-	fire = cq->notify == PIB_CQ_NEXT_COMP ||
-	       (cq->notify == PIB_CQ_NEXT_SOLICITED && solicited);
-	if (fire)
+	memcpy(pib_ring_entry(&cq->ring, cq->ring.prod), cqe, sizeof(*cqe));
+	if (cq->qps)
+		cq->qps[cq->ring.prod & (cq->ring.num - 1)] = &qp->ibqp;
+	pib_ring_produce(&cq->ring);
+	if (cq->notify == PIB_CQ_NEXT_COMP ||
+	    (cq->notify == PIB_CQ_NEXT_SOLICITED && solicited)) {
 		cq->notify = PIB_CQ_DISARMED;
+		cq->fire_pending = true;
+	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+}
 
+/**
+ * pib_cq_notify() - deliver what pib_cq_push() left pending
+ * @cq: the completion queue; no lock held
+ */
+void pib_cq_notify(struct pib_cq *cq)
+{
+	unsigned long flags;
+	bool fire, overflow;
+
+	if (!READ_ONCE(cq->fire_pending) && !READ_ONCE(cq->overflow_pending))
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	fire = cq->fire_pending;
+	overflow = cq->overflow_pending;
+	cq->fire_pending = false;
+	cq->overflow_pending = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (overflow)
+		pib_cq_overflow(cq);
 	if (fire && cq->ibcq.comp_handler)
 		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
-	return 0;
 }

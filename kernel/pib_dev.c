@@ -200,10 +200,20 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
 	pib_port_init(&dev->port);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	spin_lock_init(&dev->mcast_lock);
+	INIT_LIST_HEAD(&dev->mcast);
+	spin_lock_init(&dev->atomic_lock);
 	skb_queue_head_init(&dev->txq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
+	/*
+	 * Beyond the core's defaults: the doorbell of user QPs (an empty
+	 * post_send) and arming user CQs for completion events.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
@@ -220,6 +230,7 @@ static void pib_dev_free(struct pib_dev *dev)
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->qps);
 	if (dev->sw)
 		pib_switch_put(dev->sw);
 	dev_put(dev->ndev);
@@ -338,6 +349,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
+	xa_destroy(&dev->qps);
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	pib_switch_detach(dev->sw, dev);

@@ -52,9 +52,14 @@ static int __init pib_init(void)
 		pr_err("pib: udp_port must be 1..65535\n");
 		return -EINVAL;
 	}
-	err = register_netdevice_notifier(&pib_netdev_nb);
+	err = pib_qp_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&pib_netdev_nb);
+	if (err) {
+		pib_qp_exit();
+		return err;
+	}
 	pib_net_init();
 	rdma_link_register(&pib_link_ops);
 	return 0;
@@ -67,6 +72,7 @@ static void __exit pib_exit(void)
 	pib_dev_remove_all();
 	unregister_netdevice_notifier(&pib_netdev_nb);
 	pib_net_exit();
+	pib_qp_exit();
 }
 
 module_init(pib_init);

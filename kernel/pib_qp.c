@@ -1,32 +1,185 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs: the special QPs (QP0 SMI, QP1 GSI) of kernel MAD consumers,
- * their IBA state machine, receive queue and send path. Sends leave through
- * the port into the netdev's switch.
+ * Queue pairs: creation with their rings (mapped by the provider, or kept
+ * in the kernel for kernel consumers), the IBA QP state machine and its
+ * attributes, flushing, destruction, and post_send/post_recv for kernel
+ * consumers, which fill the same rings the provider fills.
  */
-#include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_mad.h>
 
 #include "pib.h"
+#include "pib_abi.h"
 
-/* Bytes of one receive WQE with room for @max_sge scatter entries. */
-static size_t pib_rwqe_stride(u32 max_sge)
+static struct workqueue_struct *pib_wq;
+
+/* Bytes of a send WQE with room for @max_sge SGEs or @max_inline bytes. */
+static u32 pib_swqe_stride(u32 max_sge, u32 max_inline)
 {
-	return sizeof(struct pib_rwqe) + max_sge * sizeof(struct ib_sge);
+	return roundup_pow_of_two(sizeof(struct pib_send_wqe) +
+				  max_t(u32, max_sge * sizeof(struct pib_sge),
+					max_inline));
 }
 
-static int pib_check_qp_caps(struct ib_qp_init_attr *init)
+static bool pib_qp_special(struct pib_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_SMI || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+static int pib_check_qp_init(struct ib_qp_init_attr *init,
+			     struct ib_udata *udata)
 {
 	struct ib_qp_cap *cap = &init->cap;
 
+	switch (init->qp_type) {
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		if (udata || init->srq)
+			return -EINVAL;
+		break;
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+	case IB_QPT_UD:
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (init->create_flags)
+		return -EOPNOTSUPP;
 	if (cap->max_send_wr > PIB_MAX_QP_WR || cap->max_recv_wr > PIB_MAX_QP_WR ||
 	    cap->max_send_sge > PIB_MAX_SGE || cap->max_recv_sge > PIB_MAX_SGE ||
-	    cap->max_inline_data)
+	    cap->max_inline_data > PIB_MAX_INLINE)
 		return -EINVAL;
-	if (!cap->max_recv_wr || !cap->max_recv_sge)
+	if (udata && udata->outlen < sizeof(struct pib_create_qp_resp))
 		return -EINVAL;
 	return 0;
+}
+
+/* The SQ: its ring, the checked copies of WQEs and their state. */
+static int pib_qp_alloc_sq(struct pib_qp *qp, struct ib_qp_cap *cap,
+			   struct ib_udata *udata)
+{
+	struct pib_sq *sq = &qp->sq;
+	u32 num = roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1));
+	u32 stride;
+	int err;
+
+	sq->max_sge = max_t(u32, cap->max_send_sge, 1);
+	sq->max_inline = cap->max_inline_data;
+	stride = pib_swqe_stride(sq->max_sge, sq->max_inline);
+	err = pib_ring_init(&sq->ring, num, stride, udata);
+	if (err)
+		return err;
+	sq->shadow = vzalloc(array_size(num, stride));
+	sq->st = vcalloc(num, sizeof(*sq->st));
+	if (!sq->shadow || !sq->st)
+		return -ENOMEM;
+	/* What the stride holds is what the consumer gets. */
+	sq->max_sge = (stride - sizeof(struct pib_send_wqe)) /
+		      sizeof(struct pib_sge);
+	sq->max_sge = min_t(u32, sq->max_sge, PIB_MAX_SGE);
+	sq->max_inline = min_t(u32, stride - sizeof(struct pib_send_wqe),
+			       PIB_MAX_INLINE);
+	cap->max_send_wr = num;
+	cap->max_send_sge = sq->max_sge;
+	cap->max_inline_data = sq->max_inline;
+	return 0;
+}
+
+/* The RQ (unless the QP has an SRQ) and the responder's state. */
+static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
+			   struct ib_udata *udata)
+{
+	struct ib_qp_cap *cap = &init->cap;
+	u32 num = roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 1));
+	u32 stride;
+	int err;
+
+	if (qp->srq) {
+		stride = qp->srq->ring.stride;
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+	} else {
+		qp->rq_max_sge = max_t(u32, cap->max_recv_sge, 1);
+		stride = pib_rwqe_stride(qp->rq_max_sge);
+		err = pib_ring_init(&qp->rq, num, stride, udata);
+		if (err)
+			return err;
+		cap->max_recv_wr = num;
+		cap->max_recv_sge = qp->rq_max_sge;
+	}
+	qp->resp.wqe = kzalloc(stride, GFP_KERNEL);
+	qp->resp.res = kcalloc(PIB_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
+			       GFP_KERNEL);
+	if (!qp->resp.wqe || !qp->resp.res)
+		return -ENOMEM;
+	return 0;
+}
+
+static void pib_qp_free_queues(struct pib_qp *qp)
+{
+	pib_ring_free(&qp->sq.ring);
+	vfree(qp->sq.shadow);
+	vfree(qp->sq.st);
+	pib_ring_free(&qp->rq);
+	kfree(qp->resp.wqe);
+	kfree(qp->resp.res);
+}
+
+static int pib_qp_reply(struct pib_qp *qp, struct ib_udata *udata)
+{
+	struct pib_create_qp_resp resp = {};
+
+	if (!udata)
+		return 0;
+	pib_ring_describe(&qp->sq.ring, &resp.sq);
+	pib_ring_describe(&qp->rq, &resp.rq);
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/* Give the QP its number: 0 or 1 for the special QPs, else from 2 up. */
+static int pib_qp_number(struct pib_dev *dev, struct pib_qp *qp)
+{
+	static u32 next = PIB_NUM_SPECIAL_QPS;
+	u32 num;
+	int err;
+
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_SMI:
+	case IB_QPT_GSI:
+		num = qp->ibqp.qp_type == IB_QPT_SMI ? 0 : 1;
+		if (rcu_access_pointer(dev->special_qp[num]))
+			return -EBUSY;
+		qp->ibqp.qp_num = num;
+		return 0;
+	default:
+		err = xa_alloc_cyclic(&dev->qps, &num, NULL,
+				      XA_LIMIT(PIB_NUM_SPECIAL_QPS,
+					       PIB_MAX_QPN - 1),
+				      &next, GFP_KERNEL);
+		if (err < 0)
+			return err;
+		qp->ibqp.qp_num = num;
+		return 0;
+	}
+}
+
+/* Make a whole QP visible to receivers. */
+static void pib_qp_publish(struct pib_dev *dev, struct pib_qp *qp)
+{
+	if (pib_qp_special(qp))
+		rcu_assign_pointer(dev->special_qp[qp->ibqp.qp_num], qp);
+	else
+		xa_store(&dev->qps, qp->ibqp.qp_num, qp, GFP_KERNEL);
+}
+
+static void pib_qp_unnumber(struct pib_dev *dev, struct pib_qp *qp)
+{
+	if (pib_qp_special(qp))
+		RCU_INIT_POINTER(dev->special_qp[qp->ibqp.qp_num], NULL);
+	else
+		xa_erase(&dev->qps, qp->ibqp.qp_num);
 }
 
 int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
@@ -34,88 +187,188 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 {
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
 	struct pib_qp *qp = to_pib_qp(ibqp);
-	unsigned int num;
 	int err;
 
-	/* RC, UC and UD QPs come with the data path. */
-	if (udata || (init->qp_type != IB_QPT_SMI && init->qp_type != IB_QPT_GSI))
-		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags || init->port_num != PIB_PORT_NUM)
-		return -EINVAL;
-	err = pib_check_qp_caps(init);
+	err = pib_check_qp_init(init, udata);
 	if (err)
 		return err;
-
-	num = init->qp_type == IB_QPT_SMI ? 0 : 1;
-	qp->rq.stride = pib_rwqe_stride(init->cap.max_recv_sge);
-	qp->rq.size = init->cap.max_recv_wr;
-	qp->rq.buf = kvcalloc(qp->rq.size, qp->rq.stride, GFP_KERNEL);
-	if (!qp->rq.buf)
-		return -ENOMEM;
+	err = pib_res_get(&dev->qp_count, PIB_MAX_QP);
+	if (err)
+		return err;
 	spin_lock_init(&qp->lock);
+	INIT_LIST_HEAD(&qp->mcast);
+	INIT_WORK(&qp->work, pib_qp_work);
+	timer_setup(&qp->req.timer, pib_req_timer, 0);
 	qp->state = IB_QPS_RESET;
-	qp->sq_sig_type = init->sq_sig_type;
-	qp->max_send_sge = init->cap.max_send_sge;
-	qp->max_recv_sge = init->cap.max_recv_sge;
-	ibqp->qp_num = num;
-	/* Publish the QP to receivers only once it is whole. */
-	if (cmpxchg((struct pib_qp **)&dev->special_qp[num], NULL, qp)) {
-		kvfree(qp->rq.buf);
-		return -EBUSY;
+	qp->user = !!udata;
+	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->srq = init->srq ? to_pib_srq(init->srq) : NULL;
+	qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu));
+	err = pib_qp_alloc_sq(qp, &init->cap, udata);
+	if (!err)
+		err = pib_qp_alloc_rq(qp, init, udata);
+	if (err)
+		goto fail;
+	err = pib_qp_number(dev, qp);
+	if (err)
+		goto fail;
+	err = pib_qp_reply(qp, udata);
+	if (err) {
+		pib_qp_unnumber(dev, qp);
+		goto fail;
 	}
+	pib_qp_publish(dev, qp);
 	return 0;
+
+fail:
+	pib_qp_free_queues(qp);
+	atomic_dec(&dev->qp_count);
+	return err;
 }
 
 int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
 	struct pib_qp *qp = to_pib_qp(ibqp);
+	unsigned long flags;
 
+	pib_mcast_detach_all(qp);
 	/* Receivers find the QP under RCU: wait for them before it goes. */
-	rcu_assign_pointer(dev->special_qp[ibqp->qp_num], NULL);
+	pib_qp_unnumber(dev, qp);
 	synchronize_rcu();
-	kvfree(qp->rq.buf);
+	spin_lock_irqsave(&qp->lock, flags);
+	qp->state = IB_QPS_RESET;	/* the timer and the work stop here */
+	spin_unlock_irqrestore(&qp->lock, flags);
+	del_timer_sync(&qp->req.timer);
+	cancel_work_sync(&qp->work);
+	pib_qp_free_queues(qp);
+	atomic_dec(&dev->qp_count);
 	return 0;
 }
 
-/* Complete every posted receive with IB_WC_WR_FLUSH_ERR (QP in error). */
-static void pib_qp_flush_rq(struct pib_qp *qp)
+/**
+ * pib_qp_kick() - have the QP's work run: there may be packets to send
+ * @qp: the QP
+ */
+void pib_qp_kick(struct pib_qp *qp)
 {
-	struct ib_wc wc = {
-		.status = IB_WC_WR_FLUSH_ERR,
-		.opcode = IB_WC_RECV,
-		.qp = &qp->ibqp,
-	};
-	unsigned long flags;
-
-	for (;;) {
-		spin_lock_irqsave(&qp->lock, flags);
-		if (qp->state != IB_QPS_ERR || !qp->rq.count) {
-			spin_unlock_irqrestore(&qp->lock, flags);
-			return;
-		}
-		wc.wr_id = pib_rq_slot(&qp->rq, qp->rq.head)->wr_id;
-		qp->rq.head = (qp->rq.head + 1) % qp->rq.size;
-		qp->rq.count--;
-		spin_unlock_irqrestore(&qp->lock, flags);
-		pib_cq_push(to_pib_cq(qp->ibqp.recv_cq), &wc, false);
-	}
+	queue_work(pib_wq, &qp->work);
 }
 
-static int pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
+/* Forget all transport state, as a move to RESET does. */
+static void pib_qp_reset(struct pib_qp *qp)
+{
+	struct pib_sq *sq = &qp->sq;
+
+	if (!qp->user) {
+		pib_ring_consume_to(&sq->ring, sq->ring.prod);
+		pib_ring_consume_to(&qp->rq, qp->rq.prod);
+	}
+	sq->fetched = sq->ring.cons;
+	memset(&qp->req, 0, offsetof(struct pib_req, timer));
+	qp->req.cur = sq->ring.cons;
+	qp->resp.in_msg = false;
+	qp->resp.have_wqe = false;
+	qp->resp.nak_psn_sent = false;
+	qp->resp.ack_pending = false;
+	qp->resp.res_head = 0;
+	qp->resp.res_tail = 0;
+	memset(qp->resp.res, 0, PIB_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
+}
+
+/* The remote port of an RC/UC QP, from the AH attributes modify_qp got. */
+static int pib_qp_set_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
+{
+	struct pib_av *av = &qp->av;
+	const struct ib_global_route *grh;
+
+	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
+	    (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != PIB_PORT_NUM) ||
+	    rdma_ah_get_sl(ah) > 15)
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	av->dlid = rdma_ah_get_dlid(ah);
+	av->sl = rdma_ah_get_sl(ah);
+	av->src_path_bits = rdma_ah_get_path_bits(ah);
+	av->static_rate = rdma_ah_get_static_rate(ah);
+	av->port_num = PIB_PORT_NUM;
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return 0;
+	grh = rdma_ah_read_grh(ah);
+	if (grh->sgid_index >= PIB_GID_TABLE_LEN)
+		return -EINVAL;
+	av->is_global = 1;
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	av->flow_label = grh->flow_label;
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
+	return 0;
+}
+
+/* Check what modify_qp may change before anything changes. */
+static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+
 	if (mask & IB_QP_PORT && attr->port_num != PIB_PORT_NUM)
 		return -EINVAL;
 	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index >= PIB_PKEY_TABLE_LEN)
 		return -EINVAL;
+	if (mask & IB_QP_PATH_MTU &&
+	    (attr->path_mtu < IB_MTU_256 ||
+	     attr->path_mtu > READ_ONCE(dev->port.active_mtu)))
+		return -EINVAL;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
+	    attr->max_rd_atomic > PIB_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
+	    attr->max_dest_rd_atomic > PIB_MAX_RD_ATOMIC)
+		return -EINVAL;
+	if (mask & IB_QP_ALT_PATH)
+		return -EOPNOTSUPP;	/* no automatic path migration */
+	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num > PIB_MAX_QPN)
+		return -EINVAL;
+	return 0;
+}
+
+static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
+			       int mask)
+{
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)
 		qp->qkey = attr->qkey;
-	if (mask & IB_QP_SQ_PSN)
+	if (mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags;
+	if (mask & IB_QP_PATH_MTU)
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		qp->resp.epsn = attr->rq_psn & PIB_PSN_MASK;
+	if (mask & IB_QP_SQ_PSN) {
 		qp->sq_psn = attr->sq_psn & PIB_PSN_MASK;
-	return 0;
+		qp->req.psn = qp->sq_psn;
+		qp->req.acked_psn = (qp->sq_psn - 1) & PIB_PSN_MASK;
+	}
+	if (mask & IB_QP_TIMEOUT)
+		qp->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		qp->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		qp->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		qp->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->max_rd_atomic = max_t(u8, attr->max_rd_atomic, 1);
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->resp.num_res = max_t(u8, attr->max_dest_rd_atomic, 1);
+	if (mask & (IB_QP_RETRY_CNT | IB_QP_STATE))
+		qp->req.retry_left = qp->retry_cnt;
+	if (mask & (IB_QP_RNR_RETRY | IB_QP_STATE))
+		qp->req.rnr_left = qp->rnr_retry;
 }
 
 int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -123,6 +376,7 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	enum ib_qp_state cur, new;
+	struct pib_av av;
 	unsigned long flags;
 	int err = -EINVAL;
 
@@ -132,128 +386,254 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (cur != qp->state ||
 	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
 		goto out;
-	err = pib_qp_apply_attrs(qp, attr, mask);
+	err = pib_qp_check_attrs(qp, attr, mask);
+	if (!err && mask & IB_QP_AV) {
+		av = qp->av;
+		err = pib_qp_set_av(qp, &attr->ah_attr);
+		if (err)
+			qp->av = av;
+	}
 	if (err)
 		goto out;
+	if (new == IB_QPS_RESET)
+		pib_qp_reset(qp);
+	if (cur == IB_QPS_RESET && new == IB_QPS_INIT)
+		qp->resp.num_res = max_t(u32, qp->resp.num_res, 1);
+	pib_qp_apply_attrs(qp, attr, mask);
 	qp->state = new;
-	if (new == IB_QPS_RESET) {
-		qp->rq.head = 0;
-		qp->rq.count = 0;
-	}
+	if (new == IB_QPS_ERR)
+		pib_qp_flush(qp);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (!err && new == IB_QPS_ERR)
-		pib_qp_flush_rq(qp);
+	if (!err) {
+		pib_qp_notify_cqs(qp);
+		if (new == IB_QPS_RTS || new == IB_QPS_SQD)
+			pib_qp_kick(qp);
+	}
 	return err;
 }
 
-int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		  const struct ib_recv_wr **bad_wr)
+static void pib_qp_query_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
+{
+	const struct pib_av *av = &qp->av;
+
+	memset(ah, 0, sizeof(*ah));
+	ah->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_port_num(ah, PIB_PORT_NUM);
+	rdma_ah_set_dlid(ah, av->dlid);
+	rdma_ah_set_sl(ah, av->sl);
+	rdma_ah_set_path_bits(ah, av->src_path_bits);
+	rdma_ah_set_static_rate(ah, av->static_rate);
+	if (av->is_global)
+		rdma_ah_set_grh(ah, (union ib_gid *)av->dgid, av->flow_label,
+				av->sgid_index, av->hop_limit,
+				av->traffic_class);
+}
+
+int pib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		 struct ib_qp_init_attr *init)
 {
 	struct pib_qp *qp = to_pib_qp(ibqp);
-	struct pib_rwqe *wqe;
 	unsigned long flags;
-	bool flush;
-	int err = 0;
 
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
 	spin_lock_irqsave(&qp->lock, flags);
-	for (; wr; wr = wr->next) {
-		if (qp->state == IB_QPS_RESET || wr->num_sge > qp->max_recv_sge) {
-			err = -EINVAL;
-			break;
-		}
-		if (qp->rq.count == qp->rq.size) {
-			err = -ENOMEM;
-			break;
-		}
-		wqe = pib_rq_slot(&qp->rq, qp->rq.head + qp->rq.count);
-		wqe->wr_id = wr->wr_id;
-		wqe->num_sge = wr->num_sge;
-		memcpy(wqe->sge, wr->sg_list, wr->num_sge * sizeof(*wr->sg_list));
-		qp->rq.count++;
-	}
-	flush = qp->state == IB_QPS_ERR;
+	attr->qp_state = qp->state;
+	attr->cur_qp_state = qp->state;
+	attr->path_mtu = ib_mtu_int_to_enum(qp->mtu);
+	attr->qkey = qp->qkey;
+	attr->rq_psn = qp->resp.epsn;
+	attr->sq_psn = qp->req.psn;
+	attr->dest_qp_num = qp->dest_qpn;
+	attr->qp_access_flags = qp->access;
+	attr->pkey_index = qp->pkey_index;
+	attr->port_num = PIB_PORT_NUM;
+	attr->timeout = qp->timeout;
+	attr->retry_cnt = qp->retry_cnt;
+	attr->rnr_retry = qp->rnr_retry;
+	attr->min_rnr_timer = qp->min_rnr_timer;
+	attr->max_rd_atomic = qp->max_rd_atomic;
+	attr->max_dest_rd_atomic = qp->resp.num_res;
+	attr->sq_draining = qp->state == IB_QPS_SQD &&
+			    qp->sq.ring.cons != qp->req.cur;
+	pib_qp_query_av(qp, &attr->ah_attr);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	if (err)
-		*bad_wr = wr;
-	if (flush)
-		pib_qp_flush_rq(qp);
-	return err;
+
+	attr->cap.max_send_wr = qp->sq.ring.num;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.num;
+	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
+	init->cap = attr->cap;
+	init->qp_type = ibqp->qp_type;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->srq = ibqp->srq;
+	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->port_num = PIB_PORT_NUM;
+	return 0;
 }
 
-/* Why a send WR cannot be posted (an errno), or 0; *len gets its length. */
-static int pib_check_send_wr(struct pib_qp *qp, const struct ib_send_wr *wr,
-			     u32 *len)
-{
-	int i;
-
-	if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
-		return -EINVAL;
-	if (wr->num_sge > qp->max_send_sge || !ud_wr(wr)->ah)
-		return -EINVAL;
-	*len = 0;
-	for (i = 0; i < wr->num_sge; i++)
-		*len += wr->sg_list[i].length;
-	return *len > IB_MGMT_MAD_SIZE ? -EINVAL : 0;
-}
-
-/*
- * Send a MAD out of the port. A port that is DOWN sends nothing, and only
- * SMPs may leave a port that is not ACTIVE (IBA 7.2): the others are
- * discarded there. Either way a UD send completes. The packet is queued
- * for the device's transmit work: post_send may run with interrupts off.
+/**
+ * pib_qp_error() - a transport error took the QP to ERR
+ * @qp: the QP, its lock held
+ *
+ * Flushes its work requests and queues IB_EVENT_QP_FATAL for the
+ * consumer (raised by pib_qp_notify_cqs() once the lock is dropped).
  */
-static void pib_qp_xmit(struct pib_qp *qp, const struct ib_send_wr *wr)
+void pib_qp_error(struct pib_qp *qp)
 {
-	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
-	struct pib_counters *c = &dev->port.counters;
-	enum ib_port_state state = READ_ONCE(dev->port.state);
-	struct sk_buff *skb;
+	if (qp->state == IB_QPS_ERR || qp->state == IB_QPS_RESET)
+		return;
+	qp->state = IB_QPS_ERR;
+	qp->req.fatal_pending = true;
+	pib_qp_flush(qp);
+}
 
-	if (state == IB_PORT_DOWN ||
-	    (qp->ibqp.qp_type != IB_QPT_SMI && state != IB_PORT_ACTIVE)) {
-		atomic64_inc(&c->xmit_discards);
-		return;
+/* Kernel consumers: a send WR into a send WQE. */
+static int pib_send_wr_to_wqe(struct pib_qp *qp, const struct ib_send_wr *wr,
+			      struct pib_send_wqe *wqe)
+{
+	u32 i, len = 0;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	wqe->send_flags = wr->send_flags & (IB_SEND_FENCE | IB_SEND_SIGNALED |
+					    IB_SEND_SOLICITED | IB_SEND_INLINE);
+	wqe->ex = wr->opcode == IB_WR_SEND_WITH_INV ? wr->ex.invalidate_rkey :
+		  (__force u32)wr->ex.imm_data;
+	if (wr->opcode == IB_WR_REG_MR)
+		return pib_reg_wr_to_wqe(qp, reg_wr(wr), wqe);
+	wqe->opcode = wr->opcode;
+	if (wr->num_sge > (wr->send_flags & IB_SEND_INLINE ? PIB_MAX_SGE :
+			   qp->sq.max_sge))
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		len += wr->sg_list[i].length;
+	if (wr->send_flags & IB_SEND_INLINE) {
+		if (len > qp->sq.max_inline)
+			return -EINVAL;
+		wqe->num_sge = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(PIB_WQE_INLINE(wqe) + wqe->num_sge,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			wqe->num_sge += wr->sg_list[i].length;
+		}
+	} else {
+		wqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			PIB_WQE_SGE(wqe)[i].addr = wr->sg_list[i].addr;
+			PIB_WQE_SGE(wqe)[i].length = wr->sg_list[i].length;
+			PIB_WQE_SGE(wqe)[i].lkey = wr->sg_list[i].lkey;
+		}
 	}
-	skb = alloc_skb(PIB_MAX_PKT_LEN, GFP_ATOMIC);
-	if (!skb) {
-		atomic64_inc(&c->xmit_discards);
-		return;
-	}
-	skb_put(skb, pib_ud_build(qp, wr, skb->data));
-	atomic64_inc(&c->xmit_packets);
-	atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
-	skb_queue_tail(&dev->txq, skb);
-	schedule_work(&dev->tx_work);
+	return pib_wr_fill_op(qp, wr, wqe);
 }
 
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr)
 {
 	struct pib_qp *qp = to_pib_qp(ibqp);
-	struct ib_wc wc = { .opcode = IB_WC_SEND, .qp = ibqp };
-	enum ib_qp_state state;
+	struct pib_ring *ring = &qp->sq.ring;
+	unsigned long flags;
 	int err = 0;
-	u32 len;
 
+	spin_lock_irqsave(&qp->lock, flags);
+	/* A user's doorbell: the WQEs are in the ring already. */
+	if (qp->user)
+		goto out;
 	for (; wr; wr = wr->next) {
-		state = READ_ONCE(qp->state);
-		if (state != IB_QPS_RTS && state != IB_QPS_ERR) {
+		if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
+		    qp->state == IB_QPS_RTR) {
 			err = -EINVAL;
 			break;
 		}
-		err = pib_check_send_wr(qp, wr, &len);
+		if (!pib_ring_room(ring)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = pib_send_wr_to_wqe(qp, wr, pib_ring_entry(ring, ring->prod));
 		if (err)
 			break;
-		wc.status = state == IB_QPS_RTS ? IB_WC_SUCCESS : IB_WC_WR_FLUSH_ERR;
-		if (wc.status == IB_WC_SUCCESS)
-			pib_qp_xmit(qp, wr);
-		wc.wr_id = wr->wr_id;
-		if (wc.status != IB_WC_SUCCESS || qp->sq_sig_type == IB_SIGNAL_ALL_WR ||
-		    wr->send_flags & IB_SEND_SIGNALED)
-			pib_cq_push(to_pib_cq(ibqp->send_cq), &wc, false);
+		pib_ring_produce(ring);
 	}
+out:
+	if (qp->state == IB_QPS_ERR)
+		pib_qp_flush(qp);
+	spin_unlock_irqrestore(&qp->lock, flags);
 	if (err)
 		*bad_wr = wr;
+	pib_qp_notify_cqs(qp);
+	pib_qp_kick(qp);
 	return err;
+}
+
+/**
+ * pib_recv_wr_put() - a kernel consumer's receive WR into an RQ or SRQ ring
+ * @ring: the ring (its owner's lock held)
+ * @max_sge: SGEs a WQE may have
+ * @wr: the work request
+ *
+ * Return: 0, -EINVAL for too many SGEs, -ENOMEM if the ring is full.
+ */
+int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
+		    const struct ib_recv_wr *wr)
+{
+	struct pib_recv_wqe *wqe;
+	int i;
+
+	if (wr->num_sge > max_sge)
+		return -EINVAL;
+	if (!pib_ring_room(ring))
+		return -ENOMEM;
+	wqe = pib_ring_entry(ring, ring->prod);
+	wqe->wr_id = wr->wr_id;
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		wqe->sge[i].addr = wr->sg_list[i].addr;
+		wqe->sge[i].length = wr->sg_list[i].length;
+		wqe->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	pib_ring_produce(ring);
+	return 0;
+}
+
+int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		  const struct ib_recv_wr **bad_wr)
+{
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	unsigned long flags;
+	int err = 0;
+
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->lock, flags);
+	for (; wr; wr = wr->next) {
+		err = qp->state == IB_QPS_RESET ? -EINVAL :
+		      pib_recv_wr_put(&qp->rq, qp->rq_max_sge, wr);
+		if (err)
+			break;
+	}
+	if (qp->state == IB_QPS_ERR)
+		pib_qp_flush(qp);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	pib_qp_notify_cqs(qp);
+	return err;
+}
+
+int pib_qp_init(void)
+{
+	pib_wq = alloc_workqueue("pib", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	return pib_wq ? 0 : -ENOMEM;
+}
+
+void pib_qp_exit(void)
+{
+	destroy_workqueue(pib_wq);
 }

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Verbs entry points: device and port queries, user contexts, protection
- * domains, address handles and memory regions.
+ * domains, address handles, and the table of every verb pib implements.
  *
- * Verbs whose objects pib cannot carry yet (SRQ, MW, ...) are left out of
- * pib_dev_ops, so the RDMA core answers them with -EOPNOTSUPP; user memory
- * registration answers -EOPNOTSUPP itself until the data path exists.
+ * Verbs pib does not implement (memory windows, XRC, flows, rereg_mr, ...)
+ * are left out of pib_dev_ops, so the RDMA core answers -EOPNOTSUPP.
  */
 #include <linux/sysfs.h>
 #include <rdma/ib_mad.h>
@@ -24,18 +23,34 @@ static int pib_query_device(struct ib_device *ibdev,
 	attr->sys_image_guid = dev->guid;
 	attr->vendor_id = PIB_VENDOR_ID;
 	attr->fw_ver = PIB_FW_VER;
-	attr->max_mr_size = U64_MAX;
+	attr->max_mr_size = PIB_MAX_MSG * 2ULL;
 	attr->page_size_cap = PAGE_SIZE;
-	attr->max_qp = PIB_NUM_SPECIAL_QPS;
+	attr->max_qp = PIB_MAX_QP;
 	attr->max_qp_wr = PIB_MAX_QP_WR;
 	attr->max_send_sge = PIB_MAX_SGE;
 	attr->max_recv_sge = PIB_MAX_SGE;
+	attr->max_sge_rd = PIB_MAX_SGE;
 	attr->max_cq = PIB_MAX_CQ;
 	attr->max_cqe = PIB_MAX_CQE;
 	attr->max_mr = PIB_MAX_MR;
 	attr->max_pd = PIB_MAX_PD;
+	attr->max_qp_rd_atom = PIB_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = PIB_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = PIB_MAX_RD_ATOMIC * PIB_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = PIB_MAX_AH;
+	attr->max_srq = PIB_MAX_SRQ;
+	attr->max_srq_wr = PIB_MAX_QP_WR;
+	attr->max_srq_sge = PIB_MAX_SGE;
+	attr->max_fast_reg_page_list_len = PIB_MAX_FAST_PAGES;
 	attr->max_pkeys = PIB_PKEY_TABLE_LEN;
+	attr->max_mcast_grp = PIB_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = PIB_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = PIB_MAX_MCAST_ATTACH;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_PORT_ACTIVE_EVENT |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -67,8 +82,7 @@ static int pib_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->gid_tbl_len = PIB_GID_TABLE_LEN;
 	attr->pkey_tbl_len = PIB_PKEY_TABLE_LEN;
 	attr->max_vl_num = 1;	/* VL0 only */
-	/* Only MADs travel so far: one 256-byte UD message at most. */
-	attr->max_msg_sz = IB_MGMT_MAD_SIZE;
+	attr->max_msg_sz = PIB_MAX_MSG;
 	return 0;
 }
 
@@ -136,7 +150,7 @@ static void pib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 PIB_VER_MINOR, PIB_VER_SUB);
 }
 
-/* A user context holds nothing of pib's own yet: the core tracks its objects. */
+/* A user context holds nothing of pib's own: the core tracks its objects. */
 static int pib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	return 0;
@@ -147,9 +161,10 @@ static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
- * The device goes away under an open context: nothing of pib's is mapped
- * into the process yet, so there is nothing to revoke, and the core can let
- * the unregistration finish without waiting for the process to exit.
+ * The device goes away under an open context. The rings a process mapped
+ * keep their pages until it unmaps them (the mapping holds references), and
+ * the kernel stops looking at them when their objects are destroyed, so
+ * there is nothing to revoke: unregistration need not wait for the process.
  */
 static void pib_disassociate_ucontext(struct ib_ucontext *ibuc)
 {
@@ -164,6 +179,31 @@ static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	atomic_dec(&to_pib_dev(ibpd->device)->pd_count);
 	return 0;
+}
+
+/**
+ * pib_av_from_ah() - the address vector of a send WQE, from AH attributes
+ * @ah: the attributes (checked by create_ah)
+ * @av: filled in
+ */
+void pib_av_from_ah(const struct rdma_ah_attr *ah, struct pib_av *av)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+
+	memset(av, 0, sizeof(*av));
+	av->dlid = rdma_ah_get_dlid(ah);
+	av->sl = rdma_ah_get_sl(ah);
+	av->src_path_bits = rdma_ah_get_path_bits(ah);
+	av->static_rate = rdma_ah_get_static_rate(ah);
+	av->port_num = PIB_PORT_NUM;
+	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return;
+	av->is_global = 1;
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	av->flow_label = grh->flow_label;
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->traffic_class = grh->traffic_class;
 }
 
 static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
@@ -192,55 +232,6 @@ static int pib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	atomic_dec(&to_pib_dev(ibah->device)->ah_count);
-	return 0;
-}
-
-/* A DMA MR covers all of memory; its lkey is what kernel consumers use. */
-static struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	struct pib_dev *dev = to_pib_dev(ibpd->device);
-	struct pib_mr *mr;
-	u32 index;
-	int err;
-
-	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
-	if (err)
-		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
-	if (!mr) {
-		err = -ENOMEM;
-		goto out_count;
-	}
-	err = xa_alloc(&dev->mrs, &index, mr,
-		       XA_LIMIT(1, U32_MAX >> PIB_MR_KEY_SHIFT), GFP_KERNEL);
-	if (err)
-		goto out_free;
-	mr->access = access;
-	mr->ibmr.lkey = index << PIB_MR_KEY_SHIFT;
-	mr->ibmr.rkey = mr->ibmr.lkey;
-	return &mr->ibmr;
-
-out_free:
-	kfree(mr);
-out_count:
-	atomic_dec(&dev->mr_count);
-	return ERR_PTR(err);
-}
-
-static struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				     u64 virt_addr, int access,
-				     struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);	/* comes with the data path */
-}
-
-static int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
-	struct pib_dev *dev = to_pib_dev(ibmr->device);
-
-	xa_erase(&dev->mrs, ibmr->lkey >> PIB_MR_KEY_SHIFT);
-	kfree(container_of(ibmr, struct pib_mr, ibmr));
-	atomic_dec(&dev->mr_count);
 	return 0;
 }
 
@@ -277,11 +268,14 @@ const struct ib_device_ops pib_dev_ops = {
 	.uverbs_abi_ver = PIB_UVERBS_ABI_VERSION,
 	.device_group = &pib_dev_attr_group,
 
+	.alloc_mr = pib_alloc_mr,
 	.alloc_pd = pib_alloc_pd,
 	.alloc_ucontext = pib_alloc_ucontext,
+	.attach_mcast = pib_attach_mcast,
 	.create_ah = pib_create_ah,
 	.create_cq = pib_create_cq,
 	.create_qp = pib_create_qp,
+	.create_srq = pib_create_srq,
 	.dealloc_driver = pib_dev_dealloc,
 	.dealloc_pd = pib_dealloc_pd,
 	.dealloc_ucontext = pib_dealloc_ucontext,
@@ -290,27 +284,38 @@ const struct ib_device_ops pib_dev_ops = {
 	.destroy_ah = pib_destroy_ah,
 	.destroy_cq = pib_destroy_cq,
 	.destroy_qp = pib_destroy_qp,
+	.destroy_srq = pib_destroy_srq,
+	.detach_mcast = pib_detach_mcast,
 	.get_dev_fw_str = pib_get_dev_fw_str,
 	.get_dma_mr = pib_get_dma_mr,
 	.get_link_layer = pib_get_link_layer,
 	.get_port_immutable = pib_get_port_immutable,
+	.map_mr_sg = pib_map_mr_sg,
+	.mmap = pib_mmap,
+	.mmap_free = pib_mmap_free,
 	.modify_port = pib_modify_port,
 	.modify_qp = pib_modify_qp,
+	.modify_srq = pib_modify_srq,
 	.poll_cq = pib_poll_cq,
 	.post_recv = pib_post_recv,
 	.post_send = pib_post_send,
+	.post_srq_recv = pib_post_srq_recv,
 	.process_mad = pib_process_mad,
 	.query_ah = pib_query_ah,
 	.query_device = pib_query_device,
 	.query_gid = pib_query_gid,
 	.query_pkey = pib_query_pkey,
 	.query_port = pib_query_port,
+	.query_qp = pib_query_qp,
+	.query_srq = pib_query_srq,
 	.reg_user_mr = pib_reg_user_mr,
 	.req_notify_cq = pib_req_notify_cq,
+	.resize_cq = pib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, pib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, pib_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, pib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, pib_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, pib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, pib_ucontext, ibuc),
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libpib: the rdma-core userspace provider for pib devices.
+ * libpib: the rdma-core userspace provider for pib devices. This file:
+ * matching devices, contexts, device and port queries, PDs.
  *
  * The kernel reports pib devices with driver_id RDMA_DRIVER_UNKNOWN, so the
  * provider claims them by their sysfs hca_type ("pib"), or by the name
@@ -11,22 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/driver.h>
-
-#include "../kernel/pib_abi.h"
+#include "pib.h"
 
 struct pib_device {
 	struct verbs_device ibv_dev;
 };
-
-struct pib_context {
-	struct verbs_context ibv_ctx;
-};
-
-static struct pib_context *to_pib_ctx(struct ibv_context *ibctx)
-{
-	return container_of(ibctx, struct pib_context, ibv_ctx.context);
-}
 
 static int pib_query_device(struct ibv_context *ctx,
 			    const struct ibv_query_device_ex_input *input,
@@ -48,8 +38,8 @@ static int pib_query_device(struct ibv_context *ctx,
 	return 0;
 }
 
-static int pib_query_port(struct ibv_context *ctx, uint8_t port,
-			  struct ibv_port_attr *attr)
+int pib_query_port(struct ibv_context *ctx, uint8_t port,
+		   struct ibv_port_attr *attr)
 {
 	struct ibv_query_port cmd;
 
@@ -94,12 +84,40 @@ static void pib_free_context(struct ibv_context *ibctx)
 	free(ctx);
 }
 
+/*
+ * What is not here (memory windows, rereg_mr, XRC, flows, ...) stays
+ * NULL, and libibverbs answers EOPNOTSUPP.
+ */
 static const struct verbs_context_ops pib_ctx_ops = {
 	.alloc_pd = pib_alloc_pd,
+	.attach_mcast = pib_attach_mcast,
+	.create_ah = pib_create_ah,
+	.create_cq = pib_create_cq,
+	.create_cq_ex = pib_create_cq_ex,
+	.create_qp = pib_create_qp,
+	.create_qp_ex = pib_create_qp_ex,
+	.create_srq = pib_create_srq,
 	.dealloc_pd = pib_dealloc_pd,
+	.dereg_mr = pib_dereg_mr,
+	.destroy_ah = pib_destroy_ah,
+	.destroy_cq = pib_destroy_cq,
+	.destroy_qp = pib_destroy_qp,
+	.destroy_srq = pib_destroy_srq,
+	.detach_mcast = pib_detach_mcast,
 	.free_context = pib_free_context,
+	.modify_qp = pib_modify_qp,
+	.modify_srq = pib_modify_srq,
+	.poll_cq = pib_poll_cq,
+	.post_recv = pib_post_recv,
+	.post_send = pib_post_send,
+	.post_srq_recv = pib_post_srq_recv,
 	.query_device_ex = pib_query_device,
 	.query_port = pib_query_port,
+	.query_qp = pib_query_qp,
+	.query_srq = pib_query_srq,
+	.reg_mr = pib_reg_mr,
+	.req_notify_cq = pib_req_notify_cq,
+	.resize_cq = pib_resize_cq,
 };
 
 static struct verbs_context *pib_alloc_context(struct ibv_device *ibdev,

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The completer: what comes back to an RC requester (ACKs, NAKs, READ
+ * responses, atomic ACKs) completes send WQEs in order, or makes the
+ * requester go back and retransmit; the retransmit and RNR timer; send
+ * and receive completions, flushing, and the QP's CQ notifications.
+ */
+#include "pib.h"
+#include "pib_abi.h"
+
+/* AETH syndromes (IBA 9.7.5.1). */
+#define PIB_AETH_TYPE(s)	((s) >> 5)
+#define PIB_AETH_ACK		0
+#define PIB_AETH_RNR		1
+#define PIB_AETH_NAK		3
+#define PIB_AETH_VALUE(s)	((s) & 0x1f)
+#define PIB_NAK_PSN_SEQ		0
+#define PIB_NAK_INVALID		1
+#define PIB_NAK_ACCESS		2
+#define PIB_NAK_OPERATIONAL	3
+
+/* Retransmit timeouts shorter than this are lengthened: a soft HCA is slow. */
+#define PIB_MIN_TIMEOUT_MS	10
+/* rnr_retry 7: retry forever. */
+#define PIB_RNR_INFINITE	7
+
+/* RNR NAK timer values in microseconds (IBA Table 45), by the 5-bit code. */
+static const u32 pib_rnr_usecs[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+static struct pib_swqe *pib_sq_st(struct pib_qp *qp, u32 idx)
+{
+	return &qp->sq.st[idx & (qp->sq.ring.num - 1)];
+}
+
+/* Post the completion of a send WQE, if it asked for one or failed. */
+static void pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
+		       struct pib_swqe *st, enum ib_wc_status status)
+{
+	struct pib_cqe cqe = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.opcode = pib_wqe_wc_opcode(wqe),
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	if (status == IB_WC_SUCCESS && !qp->sig_all &&
+	    !(wqe->send_flags & PIB_SEND_SIGNALED))
+		return;
+	if (pib_wqe_has_response(wqe))
+		cqe.byte_len = st->len;
+	pib_cq_push(to_pib_cq(qp->ibqp.send_cq), &cqe, qp, false);
+}
+
+/**
+ * pib_sq_complete() - complete the oldest send WQE
+ * @qp: the QP, its lock held
+ * @status: its status
+ */
+void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status)
+{
+	struct pib_sq *sq = &qp->sq;
+	u32 cons = sq->ring.cons;
+	struct pib_send_wqe *wqe = pib_sq_wqe(qp, cons);
+
+	if (cons != qp->req.cur && pib_wqe_has_response(wqe))
+		qp->req.rd_atomic--;
+	pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status);
+	pib_ring_consume(&sq->ring);
+	if (qp->req.cur == cons) {
+		qp->req.cur++;
+		qp->req.offset = 0;
+	}
+}
+
+/**
+ * pib_sq_complete_error() - a local error on the WQE at req.cur
+ * @qp: the QP, its lock held
+ * @status: the error
+ *
+ * WQEs before it are flushed, it completes with @status, and the QP goes
+ * to ERR, which flushes the rest.
+ */
+void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status)
+{
+	while (qp->sq.ring.cons != qp->req.cur)
+		pib_sq_complete(qp, IB_WC_WR_FLUSH_ERR);
+	if (qp->sq.fetched != qp->sq.ring.cons)
+		pib_sq_complete(qp, status);
+	pib_qp_error(qp);
+}
+
+/* Post the completion of a receive WQE. */
+void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited)
+{
+	pib_cq_push(to_pib_cq(qp->ibqp.recv_cq), cqe, qp, solicited);
+}
+
+static void pib_rq_flush_wqe(struct pib_qp *qp, struct pib_recv_wqe *wqe)
+{
+	struct pib_cqe cqe = {
+		.wr_id = wqe->wr_id,
+		.status = IB_WC_WR_FLUSH_ERR,
+		.opcode = IB_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+	};
+
+	pib_rq_cqe(qp, &cqe, false);
+}
+
+/**
+ * pib_qp_flush() - complete every outstanding WQE with IB_WC_WR_FLUSH_ERR
+ * @qp: the QP, in ERR, its lock held
+ */
+void pib_qp_flush(struct pib_qp *qp)
+{
+	struct pib_sq *sq = &qp->sq;
+
+	while (pib_ring_avail(&sq->ring, sq->ring.cons)) {
+		if (sq->fetched == sq->ring.cons) {
+			memcpy(pib_sq_wqe(qp, sq->fetched),
+			       pib_ring_entry(&sq->ring, sq->fetched),
+			       sq->ring.stride);
+			memset(pib_sq_st(qp, sq->fetched), 0, sizeof(*sq->st));
+			sq->fetched++;
+		}
+		pib_sq_complete(qp, IB_WC_WR_FLUSH_ERR);
+	}
+	sq->fetched = sq->ring.cons;
+	qp->req.cur = sq->ring.cons;
+	qp->req.offset = 0;
+	qp->req.rd_atomic = 0;
+	if (qp->resp.have_wqe)
+		pib_rq_flush_wqe(qp, qp->resp.wqe);
+	qp->resp.have_wqe = false;
+	qp->resp.in_msg = false;
+	if (qp->srq)
+		return;
+	while (pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe))
+		pib_rq_flush_wqe(qp, qp->resp.wqe);
+}
+
+/**
+ * pib_qp_notify_cqs() - raise what the QP's last locked section queued
+ * @qp: the QP; no lock held
+ *
+ * Completion events of its CQs (and CQ overflows), and IB_EVENT_QP_FATAL.
+ */
+void pib_qp_notify_cqs(struct pib_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.event = IB_EVENT_QP_FATAL,
+		.element.qp = &qp->ibqp,
+	};
+	unsigned long flags;
+	bool fatal;
+
+	pib_cq_notify(to_pib_cq(qp->ibqp.send_cq));
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		pib_cq_notify(to_pib_cq(qp->ibqp.recv_cq));
+	if (!READ_ONCE(qp->req.fatal_pending))
+		return;
+	spin_lock_irqsave(&qp->lock, flags);
+	fatal = qp->req.fatal_pending;
+	qp->req.fatal_pending = false;
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (fatal && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* The QP's local ACK timeout in jiffies; 0 for none (IBA: infinite). */
+static unsigned long pib_req_timeout(struct pib_qp *qp)
+{
+	u64 usecs;
+
+	if (!qp->timeout)
+		return 0;
+	usecs = (4096ULL << min_t(u8, qp->timeout, 31)) / 1000;
+	return max(usecs_to_jiffies(usecs), msecs_to_jiffies(PIB_MIN_TIMEOUT_MS));
+}
+
+/**
+ * pib_req_arm_timer() - start the retransmit timer unless it runs
+ * @qp: the QP, its lock held
+ */
+void pib_req_arm_timer(struct pib_qp *qp)
+{
+	unsigned long t = pib_req_timeout(qp);
+
+	if (t && !qp->req.rnr_wait && !timer_pending(&qp->req.timer))
+		mod_timer(&qp->req.timer, jiffies + t);
+}
+
+/* Go back to the oldest WQE not completed and send from there again. */
+static void pib_req_rewind(struct pib_qp *qp)
+{
+	struct pib_req *req = &qp->req;
+	u32 cons = qp->sq.ring.cons;
+
+	if (cons == req->cur)
+		return;
+	req->psn = pib_sq_st(qp, cons)->first_psn;
+	pib_sq_st(qp, cons)->resp_off = 0;
+	req->cur = cons;
+	req->offset = 0;
+	req->rd_atomic = 0;
+	req->since_ack_req = 0;
+}
+
+/* Complete what the responder acknowledged, in order. Return progress. */
+static bool pib_comp_advance(struct pib_qp *qp)
+{
+	struct pib_req *req = &qp->req;
+	struct pib_send_wqe *wqe;
+	struct pib_swqe *st;
+	bool progress = false;
+	unsigned long t;
+
+	while (qp->sq.ring.cons != req->cur) {
+		wqe = pib_sq_wqe(qp, qp->sq.ring.cons);
+		st = pib_sq_st(qp, qp->sq.ring.cons);
+		if (st->npkts &&
+		    (pib_wqe_has_response(wqe) ? !st->resp_done :
+		     pib_psn_diff(req->acked_psn, st->last_psn) < 0))
+			break;
+		pib_sq_complete(qp, IB_WC_SUCCESS);
+		progress = true;
+	}
+	if (!progress)
+		return false;
+	req->retry_left = qp->retry_cnt;
+	req->rnr_left = qp->rnr_retry;
+	t = pib_req_timeout(qp);
+	if (qp->sq.ring.cons == req->cur)
+		del_timer(&req->timer);
+	else if (t && !req->rnr_wait)
+		mod_timer(&req->timer, jiffies + t);
+	return true;
+}
+
+/* Everything before @psn is acknowledged. */
+static bool pib_comp_ack_to(struct pib_qp *qp, u32 psn)
+{
+	if (pib_psn_diff(psn, qp->req.acked_psn) > 0)
+		qp->req.acked_psn = psn;
+	return pib_comp_advance(qp);
+}
+
+/* Fail the oldest WQE with @status: the QP goes to ERR. */
+static void pib_comp_fail(struct pib_qp *qp, enum ib_wc_status status)
+{
+	if (qp->sq.ring.cons != qp->req.cur)
+		pib_sq_complete(qp, status);
+	pib_qp_error(qp);
+}
+
+static void pib_comp_rnr(struct pib_qp *qp, u8 timer)
+{
+	struct pib_req *req = &qp->req;
+
+	if (qp->rnr_retry != PIB_RNR_INFINITE && req->rnr_left-- <= 0) {
+		pib_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
+		return;
+	}
+	pib_req_rewind(qp);
+	req->rnr_wait = true;
+	mod_timer(&req->timer, jiffies + usecs_to_jiffies(pib_rnr_usecs[timer]));
+}
+
+/* Retransmit from the oldest WQE, counting against retry_cnt. */
+static void pib_comp_retry(struct pib_qp *qp)
+{
+	if (qp->req.retry_left-- <= 0) {
+		pib_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+		return;
+	}
+	pib_req_rewind(qp);
+}
+
+/* An ACK or NAK (IBA 9.7.5) with syndrome @syn for @psn. */
+static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
+{
+	static const enum ib_wc_status nak_status[] = {
+		[PIB_NAK_INVALID] = IB_WC_REM_INV_REQ_ERR,
+		[PIB_NAK_ACCESS] = IB_WC_REM_ACCESS_ERR,
+		[PIB_NAK_OPERATIONAL] = IB_WC_REM_OP_ERR,
+	};
+	u8 code = PIB_AETH_VALUE(syn);
+
+	if (PIB_AETH_TYPE(syn) == PIB_AETH_ACK) {
+		pib_comp_ack_to(qp, psn);
+		return;
+	}
+	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
+	if (qp->sq.ring.cons == qp->req.cur)
+		return;		/* a NAK for what completed already */
+	if (PIB_AETH_TYPE(syn) == PIB_AETH_RNR)
+		pib_comp_rnr(qp, code);
+	else if (PIB_AETH_TYPE(syn) != PIB_AETH_NAK)
+		return;
+	else if (code == PIB_NAK_PSN_SEQ)
+		pib_comp_retry(qp);
+	else
+		pib_comp_fail(qp, code < ARRAY_SIZE(nak_status) && nak_status[code] ?
+				  nak_status[code] : IB_WC_REM_INV_REQ_ERR);
+}
+
+/* The READ at the head of the SQ expects @psn with this opcode, or not. */
+static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
+			       const struct pib_pkt *pkt)
+{
+	u8 op = pkt->bth.opcode;
+	bool last = op == PIB_OP_RC_READ_RESPONSE_LAST ||
+		    op == PIB_OP_RC_READ_RESPONSE_ONLY;
+	bool starts = op == PIB_OP_RC_READ_RESPONSE_FIRST ||
+		      op == PIB_OP_RC_READ_RESPONSE_ONLY;
+	u32 n = pkt->payload_len;
+
+	if (starts != !st->resp_off)
+		return false;
+	if (last)
+		return st->resp_off + n == st->len;
+	return n == qp->mtu && st->resp_off + n < st->len;
+}
+
+/* A READ response packet. */
+static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
+			  const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	u32 psn = pkt->bth.psn, cons = qp->sq.ring.cons;
+	struct pib_send_wqe *wqe;
+	struct pib_swqe *st;
+	int d;
+
+	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
+	cons = qp->sq.ring.cons;
+	if (cons == qp->req.cur)
+		return;
+	wqe = pib_sq_wqe(qp, cons);
+	st = pib_sq_st(qp, cons);
+	if (wqe->opcode != PIB_WR_RDMA_READ || st->resp_done)
+		return;
+	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
+	if (d > 0) {
+		pib_comp_retry(qp);	/* responses were lost */
+		return;
+	}
+	if (d < 0 || !pib_comp_read_fits(qp, st, pkt))
+		return;
+	if (pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge,
+			 st->resp_off, (void *)(buf + pkt->payload_off),
+			 pkt->payload_len, true)) {
+		pib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	st->resp_off += pkt->payload_len;
+	if (pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
+	    pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY)
+		st->resp_done = true;
+	if (st->resp_done)
+		pib_comp_ack_to(qp, st->last_psn);
+}
+
+/* An atomic ACK: the original value goes to the WQE's buffer. */
+static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
+			    const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	u32 psn = pkt->bth.psn, cons;
+	struct pib_send_wqe *wqe;
+	struct pib_swqe *st;
+	u64 orig;
+
+	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
+	cons = qp->sq.ring.cons;
+	if (cons == qp->req.cur)
+		return;
+	wqe = pib_sq_wqe(qp, cons);
+	st = pib_sq_st(qp, cons);
+	if (!pib_wqe_has_response(wqe) || wqe->opcode == PIB_WR_RDMA_READ ||
+	    st->first_psn != psn || st->resp_done)
+		return;
+	orig = pib_get64(buf + pkt->hdr_len + PIB_AETH_LEN);
+	if (pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge, 0,
+			 &orig, sizeof(orig), true)) {
+		pib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+	st->resp_done = true;
+	pib_comp_ack_to(qp, psn);
+}
+
+/**
+ * pib_comp_rcv() - a response packet for an RC requester
+ * @qp: the QP
+ * @pkt: the parsed packet (an ACK, atomic ACK or READ response)
+ * @buf: its bytes
+ */
+void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
+{
+	u8 op = pkt->bth.opcode, syn = buf[pkt->hdr_len];
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	if (op == PIB_OP_RC_ACKNOWLEDGE)
+		pib_comp_aeth(qp, pkt->bth.psn, syn);
+	else if (op == PIB_OP_RC_ATOMIC_ACKNOWLEDGE)
+		pib_comp_atomic(qp, pkt, buf);
+	else if (op == PIB_OP_RC_READ_RESPONSE_MIDDLE ||
+		 PIB_AETH_TYPE(syn) == PIB_AETH_ACK)
+		pib_comp_read(qp, pkt, buf);
+	else
+		pib_comp_aeth(qp, pkt->bth.psn, syn);
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_qp_notify_cqs(qp);
+	pib_qp_kick(qp);
+}
+
+/**
+ * pib_req_timer() - the retransmit or RNR timer of an RC QP fired
+ * @t: the QP's timer
+ */
+void pib_req_timer(struct timer_list *t)
+{
+	struct pib_qp *qp = from_timer(qp, t, req.timer);
+	unsigned long flags;
+	bool kick = false;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+		goto out;
+	kick = true;
+	if (qp->req.rnr_wait)
+		qp->req.rnr_wait = false;
+	else if (qp->sq.ring.cons != qp->req.cur)
+		pib_comp_retry(qp);
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_qp_notify_cqs(qp);
+	if (kick)
+		pib_qp_kick(qp);
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Multicast: UD QPs attached to groups (MGID, MLID), and delivery of a
+ * multicast datagram to every QP attached to its MLID. The switch's MFT,
+ * which the SM programs, decides which hosts and ports a group reaches.
+ */
+#include <linux/slab.h>
+
+#include "pib.h"
+
+/**
+ * struct pib_mcast_attach - one QP attached to one group
+ * @dev_node: on the device's list (RCU)
+ * @qp_node: on the QP's list
+ * @qp: the QP
+ * @gid: the group's MGID
+ * @mlid: the group's MLID
+ * @rcu: freed after readers are done
+ */
+struct pib_mcast_attach {
+	struct list_head dev_node;
+	struct list_head qp_node;
+	struct pib_qp *qp;
+	union ib_gid gid;
+	u16 mlid;
+	struct rcu_head rcu;
+};
+
+static unsigned int pib_qp_mcast_count(struct pib_qp *qp)
+{
+	struct pib_mcast_attach *a;
+	unsigned int n = 0;
+
+	list_for_each_entry(a, &qp->mcast, qp_node)
+		n++;
+	return n;
+}
+
+static struct pib_mcast_attach *pib_mcast_find(struct pib_qp *qp,
+					       const union ib_gid *gid, u16 lid)
+{
+	struct pib_mcast_attach *a;
+
+	list_for_each_entry(a, &qp->mcast, qp_node)
+		if (a->mlid == lid && !memcmp(&a->gid, gid, sizeof(*gid)))
+			return a;
+	return NULL;
+}
+
+int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct pib_dev *dev = to_pib_dev(ibqp->device);
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	struct pib_mcast_attach *a;
+	int err = 0;
+
+	if (ibqp->qp_type != IB_QPT_UD)
+		return -EOPNOTSUPP;
+	if (lid < PIB_LID_MCAST || lid == PIB_PERMISSIVE_LID ||
+	    gid->raw[0] != 0xff)
+		return -EINVAL;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	a->qp = qp;
+	a->gid = *gid;
+	a->mlid = lid;
+	spin_lock_bh(&dev->mcast_lock);
+	if (pib_mcast_find(qp, gid, lid))
+		goto out;	/* attached already: nothing to do */
+	if (pib_qp_mcast_count(qp) >= PIB_MAX_MCAST_QP_ATTACH ||
+	    atomic_read(&dev->mcast_count) >= PIB_MAX_MCAST_ATTACH) {
+		err = -ENOMEM;
+		goto out;
+	}
+	atomic_inc(&dev->mcast_count);
+	list_add_tail(&a->qp_node, &qp->mcast);
+	list_add_tail_rcu(&a->dev_node, &dev->mcast);
+	a = NULL;
+out:
+	spin_unlock_bh(&dev->mcast_lock);
+	kfree(a);
+	return err;
+}
+
+static void pib_mcast_unlink(struct pib_dev *dev, struct pib_mcast_attach *a)
+{
+	list_del(&a->qp_node);
+	list_del_rcu(&a->dev_node);
+	atomic_dec(&dev->mcast_count);
+	kfree_rcu(a, rcu);
+}
+
+int pib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
+{
+	struct pib_dev *dev = to_pib_dev(ibqp->device);
+	struct pib_mcast_attach *a;
+	int err = -EINVAL;
+
+	spin_lock_bh(&dev->mcast_lock);
+	a = pib_mcast_find(to_pib_qp(ibqp), gid, lid);
+	if (a) {
+		pib_mcast_unlink(dev, a);
+		err = 0;
+	}
+	spin_unlock_bh(&dev->mcast_lock);
+	return err;
+}
+
+/**
+ * pib_mcast_detach_all() - detach a QP that is going away from its groups
+ * @qp: the QP
+ */
+void pib_mcast_detach_all(struct pib_qp *qp)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_mcast_attach *a, *tmp;
+
+	spin_lock_bh(&dev->mcast_lock);
+	list_for_each_entry_safe(a, tmp, &qp->mcast, qp_node)
+		pib_mcast_unlink(dev, a);
+	spin_unlock_bh(&dev->mcast_lock);
+}
+
+/**
+ * pib_mcast_deliver() - a multicast datagram to every QP attached to its MLID
+ * @dev: the device
+ * @pkt: the parsed packet
+ * @buf: its bytes
+ *
+ * Called under RCU.
+ */
+void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
+		       const u8 *buf)
+{
+	struct pib_mcast_attach *a;
+	u16 index;
+
+	list_for_each_entry_rcu(a, &dev->mcast, dev_node) {
+		if (a->mlid != pkt->lrh.dlid)
+			continue;
+		index = READ_ONCE(a->qp->pkey_index);
+		if ((READ_ONCE(dev->port.pkeys[index]) & 0x7fff) !=
+		    (pkt->bth.pkey & 0x7fff))
+			continue;
+		pib_resp_ud(a->qp, pkt, buf, 0, index);
+	}
+}

@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory regions: DMA MRs for kernel consumers, user MRs pinned with
+ * ib_umem, fast-register MRs (alloc_mr, map_mr_sg, REG_MR, LOCAL_INV),
+ * and the one place where the data path turns (key, address, length) into
+ * memory: every access checks the key, the PD, the access flags and the
+ * bounds before a byte moves.
+ */
+#include <linux/highmem.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <rdma/ib_umem.h>
+
+#include "pib.h"
+
+/* A key: the MR's table index, then a byte that changes with each REG_MR. */
+static u32 pib_mr_key(u32 index, u8 key_byte)
+{
+	return index << PIB_MR_KEY_SHIFT | key_byte;
+}
+
+static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
+				   int access)
+{
+	struct pib_mr *mr;
+	u32 index;
+	int err;
+
+	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		atomic_dec(&dev->mr_count);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->type = type;
+	mr->access = access;
+	refcount_set(&mr->users, 1);
+	init_completion(&mr->unused);
+	err = xa_alloc(&dev->mrs, &index, NULL,
+		       XA_LIMIT(1, U32_MAX >> PIB_MR_KEY_SHIFT), GFP_KERNEL);
+	if (err) {
+		kfree(mr);
+		atomic_dec(&dev->mr_count);
+		return ERR_PTR(err);
+	}
+	mr->ibmr.lkey = pib_mr_key(index, get_random_u8());
+	mr->ibmr.rkey = mr->ibmr.lkey;
+	return mr;
+}
+
+/* Make a built MR visible to the data path. */
+static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
+{
+	xa_store(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
+}
+
+struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+	struct pib_mr *mr = pib_mr_alloc(dev, PIB_MR_DMA, access);
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->valid = true;
+	mr->ibmr.length = U64_MAX;
+	pib_mr_publish(dev, mr);
+	return &mr->ibmr;
+}
+
+/* The pages of a pinned user region, in order. */
+static int pib_mr_user_pages(struct pib_mr *mr)
+{
+	struct ib_umem *umem = mr->umem;
+	struct sg_page_iter iter;
+	unsigned long i = 0;
+
+	mr->page_off = ib_umem_offset(umem);
+	mr->npages = ib_umem_num_pages(umem);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	if (!mr->pages)
+		return -ENOMEM;
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->npages)
+			break;
+		mr->pages[i++] = sg_page_iter_page(&iter);
+	}
+	return i == mr->npages ? 0 : -EFAULT;
+}
+
+struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 virt_addr, int access,
+			      struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+	struct pib_mr *mr;
+	int err;
+
+	/* Optional flags (relaxed ordering) change nothing for pib. */
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_OPTIONAL))
+		return ERR_PTR(-EOPNOTSUPP);
+	access &= ~IB_ACCESS_OPTIONAL;
+	if (!length || length > PIB_MAX_MSG * 2ULL)
+		return ERR_PTR(-EINVAL);
+	mr = pib_mr_alloc(dev, PIB_MR_USER, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		mr->umem = NULL;
+		goto fail;
+	}
+	err = pib_mr_user_pages(mr);
+	if (err)
+		goto fail;
+	mr->valid = true;
+	mr->ibmr.iova = virt_addr;
+	mr->ibmr.length = length;
+	pib_mr_publish(dev, mr);
+	return &mr->ibmr;
+
+fail:
+	pib_dereg_mr(&mr->ibmr, NULL);
+	return ERR_PTR(err);
+}
+
+struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			   u32 max_num_sg)
+{
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+	struct pib_mr *mr;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > PIB_MAX_FAST_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = pib_mr_alloc(dev, PIB_MR_FAST, 0);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	mr->fast = kcalloc(max_num_sg, sizeof(*mr->fast), GFP_KERNEL);
+	if (!mr->fast) {
+		pib_dereg_mr(&mr->ibmr, NULL);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->max_fast = max_num_sg;
+	pib_mr_publish(dev, mr);
+	return &mr->ibmr;
+}
+
+static int pib_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct pib_mr *mr = to_pib_mr(ibmr);
+
+	if (mr->nfast == mr->max_fast)
+		return -ENOMEM;
+	mr->fast[mr->nfast++] = addr;
+	return 0;
+}
+
+int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		  unsigned int *sg_offset)
+{
+	to_pib_mr(ibmr)->nfast = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, pib_mr_set_page);
+}
+
+int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibmr->device);
+	struct pib_mr *mr = to_pib_mr(ibmr);
+
+	xa_erase(&dev->mrs, ibmr->lkey >> PIB_MR_KEY_SHIFT);
+	/* Wait for accesses in progress: they hold a reference each. */
+	if (!refcount_dec_and_test(&mr->users))
+		wait_for_completion(&mr->unused);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->fast);
+	kfree_rcu(mr, rcu);
+	atomic_dec(&dev->mr_count);
+	return 0;
+}
+
+/**
+ * pib_mr_get() - look up the MR of a key, for one access
+ * @dev: the device
+ * @pd: the PD the MR must belong to
+ * @key: the L_Key or R_Key
+ *
+ * Return: the MR with a reference held (pib_mr_put()), or NULL if the key
+ * names no valid MR of @pd.
+ */
+struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key)
+{
+	struct pib_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mrs, key >> PIB_MR_KEY_SHIFT);
+	if (mr && (mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
+		   !READ_ONCE(mr->valid) || !refcount_inc_not_zero(&mr->users)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+void pib_mr_put(struct pib_mr *mr)
+{
+	if (refcount_dec_and_test(&mr->users))
+		complete(&mr->unused);
+}
+
+/* Is [va, va + len) inside the MR, with @access allowed? */
+static bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access)
+{
+	if ((mr->access & access) != access)
+		return false;
+	if (mr->type == PIB_MR_DMA)
+		return true;
+	return va >= mr->ibmr.iova && len <= mr->ibmr.length &&
+	       va - mr->ibmr.iova <= mr->ibmr.length - len;
+}
+
+/**
+ * pib_mr_check() - may [@va, @va + @len) behind @key be accessed so?
+ * @dev: the device
+ * @pd: the PD the MR must belong to
+ * @key: L_Key or R_Key
+ * @va: the address
+ * @len: bytes
+ * @access: IB_ACCESS_* needed
+ *
+ * Return: 0, or -EACCES.
+ */
+int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
+		 u32 len, int access)
+{
+	struct pib_mr *mr = pib_mr_get(dev, pd, key);
+	bool ok;
+
+	if (!mr)
+		return -EACCES;
+	ok = pib_mr_allows(mr, va, len, access);
+	pib_mr_put(mr);
+	return ok ? 0 : -EACCES;
+}
+
+/* Copy within one page (or one DMA range) of the MR. */
+static void pib_mr_copy_chunk(void *mem, void *buf, u32 n, bool to_mr)
+{
+	if (to_mr)
+		memcpy(mem, buf, n);
+	else
+		memcpy(buf, mem, n);
+}
+
+static u32 pib_mr_copy_user(struct pib_mr *mr, u64 off, void *buf, u32 len,
+			    bool to_mr)
+{
+	unsigned long pg = off >> PAGE_SHIFT;
+	u32 in = off & ~PAGE_MASK, n = min_t(u32, len, PAGE_SIZE - in);
+	void *p = kmap_local_page(mr->pages[pg]);
+
+	pib_mr_copy_chunk(p + in, buf, n, to_mr);
+	kunmap_local(p);
+	return n;
+}
+
+static u32 pib_mr_copy_fast(struct pib_mr *mr, u64 off, void *buf, u32 len,
+			    bool to_mr)
+{
+	u32 psize = mr->ibmr.page_size, in = off & (psize - 1);
+	u32 n = min_t(u32, len, psize - in);
+	u64 pg = off / psize;
+
+	pib_mr_copy_chunk((void *)(uintptr_t)mr->fast[pg] + in, buf, n, to_mr);
+	return n;
+}
+
+/**
+ * pib_mr_copy() - move bytes between a buffer and memory behind a key
+ * @dev: the device
+ * @pd: the PD the MR must belong to
+ * @key: L_Key or R_Key
+ * @va: the address in the MR
+ * @buf: the kernel buffer
+ * @len: bytes
+ * @access: IB_ACCESS_* the access needs (0 to read with an L_Key)
+ * @to_mr: copy @buf into the MR, else the MR into @buf
+ *
+ * Return: 0, or -EACCES if the key, PD, access or bounds do not allow it.
+ */
+int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
+		void *buf, u32 len, int access, bool to_mr)
+{
+	struct pib_mr *mr;
+	u64 off;
+	u32 n;
+
+	if (!len)
+		return 0;
+	mr = pib_mr_get(dev, pd, key);
+	if (!mr)
+		return -EACCES;
+	if (!pib_mr_allows(mr, va, len, access)) {
+		pib_mr_put(mr);
+		return -EACCES;
+	}
+	if (mr->type == PIB_MR_DMA) {
+		pib_mr_copy_chunk((void *)(uintptr_t)va, buf, len, to_mr);
+		pib_mr_put(mr);
+		return 0;
+	}
+	off = va - mr->ibmr.iova;
+	for (; len; len -= n, off += n, buf += n) {
+		if (mr->type == PIB_MR_USER)
+			n = pib_mr_copy_user(mr, off + mr->page_off, buf, len,
+					     to_mr);
+		else
+			n = pib_mr_copy_fast(mr, off + (mr->ibmr.iova &
+					     (mr->ibmr.page_size - 1)),
+					     buf, len, to_mr);
+	}
+	pib_mr_put(mr);
+	return 0;
+}
+
+/**
+ * pib_sge_copy() - move a part of a message between a buffer and SGEs
+ * @dev: the device
+ * @pd: the QP's PD
+ * @sge: the scatter/gather list
+ * @num_sge: its entries
+ * @offset: where in the message the part starts
+ * @buf: the part
+ * @len: its bytes
+ * @to_mem: scatter @buf into the SGEs (needs local write), else gather
+ *
+ * Return: 0, -EMSGSIZE if the SGEs are too short, -EACCES on a bad key.
+ */
+int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
+		 const struct pib_sge *sge, u32 num_sge, u32 offset,
+		 void *buf, u32 len, bool to_mem)
+{
+	int access = to_mem ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i, n;
+	int err;
+
+	for (i = 0; i < num_sge && len; i++) {
+		if (offset >= sge[i].length) {
+			offset -= sge[i].length;
+			continue;
+		}
+		n = min(len, sge[i].length - offset);
+		err = pib_mr_copy(dev, pd, sge[i].lkey, sge[i].addr + offset,
+				  buf, n, access, to_mem);
+		if (err)
+			return err;
+		buf += n;
+		len -= n;
+		offset = 0;
+	}
+	return len ? -EMSGSIZE : 0;
+}
+
+/**
+ * pib_mr_atomic() - an 8-byte atomic operation on memory behind an R_Key
+ * @dev: the device
+ * @pd: the QP's PD
+ * @rkey: the R_Key
+ * @va: the address, 8-byte aligned
+ * @cmp_swap: compare and swap, else fetch and add
+ * @cmp_add: the compare value, or the addend
+ * @swap: the swap value
+ * @orig: the value before the operation
+ *
+ * Return: 0, -EACCES on a bad key, access or bounds, -EINVAL if unaligned.
+ */
+int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
+		  bool cmp_swap, u64 cmp_add, u64 swap, u64 *orig)
+{
+	unsigned long flags;
+	u64 val;
+	int err;
+
+	if (va & 7)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->atomic_lock, flags);
+	err = pib_mr_copy(dev, pd, rkey, va, &val, sizeof(val),
+			  IB_ACCESS_REMOTE_ATOMIC, false);
+	if (!err) {
+		*orig = val;
+		if (cmp_swap)
+			val = val == cmp_add ? swap : val;
+		else
+			val += cmp_add;
+		err = pib_mr_copy(dev, pd, rkey, va, &val, sizeof(val),
+				  IB_ACCESS_REMOTE_ATOMIC, true);
+	}
+	spin_unlock_irqrestore(&dev->atomic_lock, flags);
+	return err;
+}
+
+/**
+ * pib_mr_invalidate() - LOCAL_INV or SEND_WITH_INV of a fast-register MR
+ * @dev: the device
+ * @pd: the QP's PD
+ * @key: the key to invalidate
+ *
+ * Return: 0, or -EACCES if @key names no fast-register MR of @pd.
+ */
+int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key)
+{
+	struct pib_mr *mr = pib_mr_get(dev, pd, key);
+	int err = -EACCES;
+
+	if (!mr)
+		return err;
+	if (mr->type == PIB_MR_FAST) {
+		WRITE_ONCE(mr->valid, false);
+		err = 0;
+	}
+	pib_mr_put(mr);
+	return err;
+}
+
+/**
+ * pib_mr_fast_reg() - REG_MR: make a mapped fast-register MR valid
+ * @ibmr: the MR
+ * @pd: the QP's PD
+ * @key: the new key (its low byte is the consumer's)
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: 0, or -EINVAL if the MR is valid already, of another PD, or the
+ * key changes more than its low byte.
+ */
+int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
+{
+	struct pib_mr *mr = to_pib_mr(ibmr);
+
+	if (mr->type != PIB_MR_FAST || ibmr->pd != pd || READ_ONCE(mr->valid) ||
+	    (key >> PIB_MR_KEY_SHIFT) != (ibmr->lkey >> PIB_MR_KEY_SHIFT) ||
+	    (u64)mr->nfast * ibmr->page_size < ibmr->length)
+		return -EINVAL;
+	mr->access = access;
+	ibmr->lkey = key;
+	ibmr->rkey = key;
+	WRITE_ONCE(mr->valid, true);
+	return 0;
+}

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Rings shared with the provider (or kept in the kernel for kernel
+ * consumers): allocation, mapping into a process, and index arithmetic
+ * that never trusts what the other side wrote.
+ */
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+
+#include <rdma/uverbs_ioctl.h>
+
+#include "pib.h"
+
+/**
+ * struct pib_mmap_entry - a ring the provider may map
+ * @rdma: the RDMA core's entry (offset, size, reference count)
+ * @buf: the ring's memory (vmalloc_user)
+ */
+struct pib_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	void *buf;
+};
+
+/**
+ * pib_ring_init() - allocate a ring of @num entries of @stride bytes
+ * @ring: the ring
+ * @num: entries, a power of two
+ * @stride: bytes per entry
+ * @udata: the user's command, or NULL for a kernel consumer's ring
+ *
+ * A user's ring gets an mmap entry in the user's context; @info then
+ * tells the provider where to map it.
+ *
+ * Return: 0 or a negative errno.
+ */
+int pib_ring_init(struct pib_ring *ring, u32 num, u32 stride,
+		  struct ib_udata *udata)
+{
+	struct pib_ucontext *uc;
+	struct pib_mmap_entry *e;
+	size_t size = PAGE_ALIGN(PIB_RING_HDR_SIZE + (size_t)num * stride);
+	int err;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->num = num;
+	ring->stride = stride;
+	ring->size = size;
+	ring->hdr = vmalloc_user(size);
+	if (!ring->hdr)
+		return -ENOMEM;
+	if (!udata)
+		return 0;
+	uc = rdma_udata_to_drv_context(udata, struct pib_ucontext, ibuc);
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e) {
+		err = -ENOMEM;
+		goto free_buf;
+	}
+	e->buf = ring->hdr;
+	err = rdma_user_mmap_entry_insert(&uc->ibuc, &e->rdma, size);
+	if (err) {
+		kfree(e);
+		goto free_buf;
+	}
+	ring->mmap = &e->rdma;
+	return 0;
+
+free_buf:
+	vfree(ring->hdr);
+	ring->hdr = NULL;
+	return err;
+}
+
+/**
+ * pib_ring_describe() - describe a user's ring for the provider
+ * @ring: the ring
+ * @info: filled in
+ */
+void pib_ring_describe(const struct pib_ring *ring, struct pib_ring_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (!ring->hdr)
+		return;
+	info->offset = ring->mmap ? rdma_user_mmap_get_offset(ring->mmap) : 0;
+	info->size = ring->size;
+	info->num = ring->num;
+	info->stride = ring->stride;
+}
+
+/**
+ * pib_ring_free() - release a ring
+ * @ring: the ring
+ *
+ * A process that still maps the ring keeps its pages (the mapping holds
+ * references to them) until it unmaps; the offset stops being mappable.
+ */
+void pib_ring_free(struct pib_ring *ring)
+{
+	if (ring->mmap)
+		rdma_user_mmap_entry_remove(ring->mmap);
+	ring->mmap = NULL;
+	vfree(ring->hdr);
+	ring->hdr = NULL;
+}
+
+/* The mmap entry's last reference went away: the ring itself is not ours. */
+void pib_mmap_free(struct rdma_user_mmap_entry *rdma)
+{
+	kfree(container_of(rdma, struct pib_mmap_entry, rdma));
+}
+
+/**
+ * pib_mmap() - map a ring into the process
+ * @ibuc: the process's context
+ * @vma: the mapping; its offset names the ring
+ *
+ * Return: 0, -EINVAL for an unknown offset or a bigger size than the ring.
+ */
+int pib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma;
+	struct pib_mmap_entry *e;
+	int err = -EINVAL;
+
+	rdma = rdma_user_mmap_entry_get(ibuc, vma);
+	if (!rdma)
+		return -EINVAL;
+	e = container_of(rdma, struct pib_mmap_entry, rdma);
+	if (vma->vm_end - vma->vm_start <= rdma->npages * PAGE_SIZE)
+		err = remap_vmalloc_range(vma, e->buf, 0);
+	rdma_user_mmap_entry_put(rdma);
+	return err;
+}
+
+/**
+ * pib_ring_avail() - entries the other side produced that we may consume
+ * @ring: a ring we consume (SQ, RQ, SRQ)
+ * @from: the index to count from, between ring->cons and the producer
+ *
+ * Reads the producer index once. A producer that claims more entries than
+ * the ring holds is not believed: nothing is available.
+ *
+ * Return: entries from @from on that are ready.
+ */
+u32 pib_ring_avail(struct pib_ring *ring, u32 from)
+{
+	/* Pairs with the producer's release: the entries are written. */
+	u32 prod = smp_load_acquire(&ring->hdr->producer);
+	u32 n = prod - ring->cons;
+
+	if (n > ring->num || from - ring->cons > n)
+		return 0;
+	return prod - from;
+}
+
+/**
+ * pib_ring_room() - free entries in a ring we produce (CQ)
+ * @ring: the ring
+ *
+ * A consumer index that claims to be ahead of us, or further behind than
+ * the ring holds, is not believed: the ring counts as full.
+ *
+ * Return: entries we may produce.
+ */
+u32 pib_ring_room(struct pib_ring *ring)
+{
+	/* Pairs with the consumer's release: it is done reading the slots. */
+	u32 cons = smp_load_acquire(&ring->hdr->consumer);
+	u32 used = ring->prod - cons;
+
+	return used <= ring->num ? ring->num - used : 0;
+}
+
+/* Publish consumed entries up to @cons. */
+void pib_ring_consume_to(struct pib_ring *ring, u32 cons)
+{
+	ring->cons = cons;
+	/* Our reads of the entries are done before the slots are freed. */
+	smp_store_release(&ring->hdr->consumer, cons);
+}
+
+/* Publish one consumed entry. */
+void pib_ring_consume(struct pib_ring *ring)
+{
+	pib_ring_consume_to(ring, ring->cons + 1);
+}
+
+/* Publish one produced entry (also as a kernel consumer's post does). */
+void pib_ring_produce(struct pib_ring *ring)
+{
+	ring->prod++;
+	/* The entry is written before the consumer may see it. */
+	smp_store_release(&ring->hdr->producer, ring->prod);
+}

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Packets in and out of the HCA's port: the receive checks (DLID, QP,
+ * transport, P_Key, Q_Key of the special QPs) that send each packet to
+ * the responder, the completer or a UD QP, and the transmit side that
+ * hands what QPs built to the netdev's switch.
+ */
+#include <linux/skbuff.h>
+
+#include "pib.h"
+
+/*
+ * Is a DLID this port's? Its LID with any path bits the LMC allows, the
+ * permissive LID (which only a directed-route SMP may carry, IBA 7.11.1),
+ * or a multicast LID (the QPs attached to the group decide).
+ */
+static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
+{
+	u16 lid = READ_ONCE(port->lid);
+	u16 mask = (1u << READ_ONCE(port->lmc)) - 1;
+
+	*bits = 0;
+	if (dlid >= PIB_LID_MCAST)
+		return true;
+	*bits = dlid & mask;
+	return lid && (dlid & ~mask) == lid;
+}
+
+/* P_Keys match: same partition, and not both limited members (IBA 10.9.3). */
+static bool pib_pkey_match(u16 a, u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
+/* Index of a packet's P_Key in the port's table; false if it is not there. */
+static bool pib_pkey_find(struct pib_port *port, u16 pkey, u16 *index)
+{
+	unsigned long flags;
+	bool found = false;
+	u16 i;
+
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 0; i < PIB_PKEY_TABLE_LEN && !found; i++) {
+		if (pib_pkey_match(port->pkeys[i], pkey)) {
+			*index = i;
+			found = true;
+		}
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	return found;
+}
+
+/* Does the packet's P_Key match the QP's (any table entry for QP0/QP1)? */
+static bool pib_qp_pkey_ok(struct pib_dev *dev, struct pib_qp *qp, u16 pkey,
+			   u16 *index)
+{
+	u16 mine;
+
+	if (qp->ibqp.qp_num < PIB_NUM_SPECIAL_QPS)
+		return qp->ibqp.qp_num == 0 ||
+		       pib_pkey_find(&dev->port, pkey, index);
+	*index = READ_ONCE(qp->pkey_index);
+	mine = READ_ONCE(dev->port.pkeys[*index]);
+	return pib_pkey_match(mine, pkey);
+}
+
+/* The transport of a BTH opcode must be the QP's. */
+static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return op <= PIB_OP_RC_SEND_ONLY_INV;
+	case IB_QPT_UC:
+		return op >= PIB_OP_UC_SEND_FIRST && op <= PIB_OP_UC_WRITE_ONLY_IMM;
+	default:
+		return op == PIB_OP_UD_SEND_ONLY || op == PIB_OP_UD_SEND_ONLY_IMM;
+	}
+}
+
+static bool pib_op_is_response(u8 op)
+{
+	return op >= PIB_OP_RC_READ_RESPONSE_FIRST &&
+	       op <= PIB_OP_RC_ATOMIC_ACKNOWLEDGE;
+}
+
+/* Hand a unicast packet to its QP (under RCU). */
+static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
+			   const struct pib_pkt *pkt, const u8 *buf, u8 bits)
+{
+	u8 op = pkt->bth.opcode;
+	u16 pkey_index = 0;
+
+	if (!pib_qp_takes_opcode(qp, op) ||
+	    !pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index))
+		return;
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:
+		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid))
+			return;
+		if (pib_op_is_response(op))
+			pib_comp_rcv(qp, pkt, buf);
+		else
+			pib_resp_rcv(qp, pkt, buf);
+		return;
+	default:
+		pib_resp_ud(qp, pkt, buf, bits, pkey_index);
+	}
+}
+
+/* QP0 takes only VL15 packets, QP1 only the GSI Q_Key (IBA 9.6.1.5). */
+static struct pib_qp *pib_special_qp(struct pib_dev *dev,
+				     const struct pib_pkt *pkt, const u8 *buf)
+{
+	u32 qpn = pkt->bth.dest_qp;
+
+	if (!(pkt->ext & PIB_EXT_DETH))
+		return NULL;
+	if (qpn == 0 && pkt->lrh.vl != PIB_VL15)
+		return NULL;
+	if (qpn == 1 && pib_get32(buf + pkt->hdr_len) != IB_QP1_QKEY)
+		return NULL;
+	return rcu_dereference(dev->special_qp[qpn]);
+}
+
+/**
+ * pib_hca_receive() - a packet arrives at the HCA's port from its switch
+ * @dev: the device
+ * @buf: the packet
+ * @len: its length
+ *
+ * Packets for no QP, another transport, a wrong P_Key or another LID are
+ * dropped (and counted as receive errors where the IBA says so).
+ */
+void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
+{
+	struct pib_counters *c = &dev->port.counters;
+	struct pib_pkt pkt;
+	struct pib_qp *qp;
+	u32 qpn;
+	u8 bits;
+
+	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN)
+		return;
+	if (pib_pkt_parse(buf, len, &pkt)) {
+		atomic64_inc(&c->rcv_errors);
+		return;
+	}
+	if (pkt.lrh.lnh == PIB_LNH_RAW ||
+	    !pib_port_owns_dlid(&dev->port, pkt.lrh.dlid, &bits) ||
+	    (pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.lrh.vl != PIB_VL15)) {
+		atomic64_inc(&c->rcv_errors);
+		return;
+	}
+	atomic64_inc(&c->rcv_packets);
+	atomic64_add((len - PIB_VCRC_LEN) / 4, &c->rcv_words);
+	qpn = pkt.bth.dest_qp;
+	rcu_read_lock();
+	if (pkt.lrh.dlid >= PIB_LID_MCAST && pkt.lrh.dlid != PIB_PERMISSIVE_LID) {
+		if (qpn == PIB_MCAST_QPN && pkt.ext & PIB_EXT_DETH)
+			pib_mcast_deliver(dev, &pkt, buf);
+	} else {
+		qp = qpn < PIB_NUM_SPECIAL_QPS ? pib_special_qp(dev, &pkt, buf) :
+						 xa_load(&dev->qps, qpn);
+		if (qp)
+			pib_qp_receive(dev, qp, &pkt, buf, bits);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * pib_dev_send() - send packets out of the HCA's port, in order
+ * @dev: the device
+ * @q: the packets (sealed); emptied
+ *
+ * A port that is DOWN sends nothing, and only SMPs (VL15) may leave a port
+ * that is not ACTIVE (IBA 7.2): the others are discarded there. The
+ * switch takes them in process context, from the device's transmit work.
+ */
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q)
+{
+	struct pib_counters *c = &dev->port.counters;
+	enum ib_port_state state = READ_ONCE(dev->port.state);
+	struct sk_buff *skb;
+	unsigned long flags;
+	bool any = false;
+
+	if (skb_queue_empty(q))
+		return;
+	spin_lock_irqsave(&dev->txq.lock, flags);
+	while ((skb = __skb_dequeue(q))) {
+		if (state == IB_PORT_DOWN ||
+		    (state != IB_PORT_ACTIVE && (skb->data[0] >> 4) != PIB_VL15)) {
+			atomic64_inc(&c->xmit_discards);
+			kfree_skb(skb);
+			continue;
+		}
+		atomic64_inc(&c->xmit_packets);
+		atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
+		__skb_queue_tail(&dev->txq, skb);
+		any = true;
+	}
+	spin_unlock_irqrestore(&dev->txq.lock, flags);
+	if (any)
+		schedule_work(&dev->tx_work);
+}

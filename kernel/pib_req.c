@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester: fetches send WQEs from the SQ ring (checked copies),
+ * executes local operations, turns messages into packets segmented to the
+ * path MTU (RC, UC) or single datagrams (UD), and sends them; RC keeps
+ * what it sent until the completer sees it acknowledged. Also the header
+ * writer every packet of a QP goes through.
+ */
+#include <linux/skbuff.h>
+
+#include "pib.h"
+#include "pib_abi.h"
+
+/* Packets an RC requester may have unacknowledged. */
+#define PIB_RC_WINDOW		256
+/* An RC requester asks for an ACK at least this often. */
+#define PIB_ACK_REQ_EVERY	32
+/* Packets one run of a QP's work sends before it yields. */
+#define PIB_REQ_BUDGET		64
+
+#define PIB_QPT_RC		BIT(0)
+#define PIB_QPT_UC		BIT(1)
+#define PIB_QPT_UD		BIT(2)
+
+/* What a WQE opcode does. */
+#define PIB_WRF_SEND		BIT(0)	/* payload to a receive WQE */
+#define PIB_WRF_WRITE		BIT(1)	/* payload to remote memory (RETH) */
+#define PIB_WRF_READ		BIT(2)	/* remote memory to the SGEs */
+#define PIB_WRF_ATOMIC		BIT(3)	/* 8 bytes, ATOMICETH */
+#define PIB_WRF_IMM		BIT(4)	/* immediate data on the last packet */
+#define PIB_WRF_INV		BIT(5)	/* IETH on the last packet */
+#define PIB_WRF_LOCAL		BIT(6)	/* no packet: LOCAL_INV, REG_MR */
+
+/**
+ * struct pib_wr_rule - the rules of one send WQE opcode
+ * @qp_types: PIB_QPT_* that may post it
+ * @flags: PIB_WRF_*
+ * @wc_opcode: enum ib_wc_opcode of its completion
+ * @first: RC BTH opcode of a first packet (UC: + 0x20)
+ * @middle: of a middle packet
+ * @last: of a last packet
+ * @only: of an only packet
+ */
+struct pib_wr_rule {
+	u8 qp_types;
+	u8 flags;
+	u8 wc_opcode;
+	u8 first;
+	u8 middle;
+	u8 last;
+	u8 only;
+};
+
+static const struct pib_wr_rule pib_wr_rules[] = {
+	[PIB_WR_RDMA_WRITE] = { PIB_QPT_RC | PIB_QPT_UC, PIB_WRF_WRITE,
+		IB_WC_RDMA_WRITE, PIB_OP_RC_WRITE_FIRST, PIB_OP_RC_WRITE_MIDDLE,
+		PIB_OP_RC_WRITE_LAST, PIB_OP_RC_WRITE_ONLY },
+	[PIB_WR_RDMA_WRITE_WITH_IMM] = { PIB_QPT_RC | PIB_QPT_UC,
+		PIB_WRF_WRITE | PIB_WRF_IMM, IB_WC_RDMA_WRITE,
+		PIB_OP_RC_WRITE_FIRST, PIB_OP_RC_WRITE_MIDDLE,
+		PIB_OP_RC_WRITE_LAST_IMM, PIB_OP_RC_WRITE_ONLY_IMM },
+	[PIB_WR_SEND] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD, PIB_WRF_SEND,
+		IB_WC_SEND, PIB_OP_RC_SEND_FIRST, PIB_OP_RC_SEND_MIDDLE,
+		PIB_OP_RC_SEND_LAST, PIB_OP_RC_SEND_ONLY },
+	[PIB_WR_SEND_WITH_IMM] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD,
+		PIB_WRF_SEND | PIB_WRF_IMM, IB_WC_SEND, PIB_OP_RC_SEND_FIRST,
+		PIB_OP_RC_SEND_MIDDLE, PIB_OP_RC_SEND_LAST_IMM,
+		PIB_OP_RC_SEND_ONLY_IMM },
+	[PIB_WR_RDMA_READ] = { PIB_QPT_RC, PIB_WRF_READ, IB_WC_RDMA_READ,
+		0, 0, 0, PIB_OP_RC_READ_REQUEST },
+	[PIB_WR_ATOMIC_CMP_AND_SWP] = { PIB_QPT_RC, PIB_WRF_ATOMIC,
+		IB_WC_COMP_SWAP, 0, 0, 0, PIB_OP_RC_COMPARE_SWAP },
+	[PIB_WR_ATOMIC_FETCH_AND_ADD] = { PIB_QPT_RC, PIB_WRF_ATOMIC,
+		IB_WC_FETCH_ADD, 0, 0, 0, PIB_OP_RC_FETCH_ADD },
+	[PIB_WR_LOCAL_INV] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD,
+		PIB_WRF_LOCAL, IB_WC_LOCAL_INV },
+	[PIB_WR_SEND_WITH_INV] = { PIB_QPT_RC, PIB_WRF_SEND | PIB_WRF_INV,
+		IB_WC_SEND, PIB_OP_RC_SEND_FIRST, PIB_OP_RC_SEND_MIDDLE,
+		PIB_OP_RC_SEND_LAST_INV, PIB_OP_RC_SEND_ONLY_INV },
+};
+
+/* The rule of a WQE opcode, or NULL for one pib does not know. */
+static const struct pib_wr_rule *pib_wr_rule(u32 opcode)
+{
+	static const struct pib_wr_rule reg_mr = {
+		PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD, PIB_WRF_LOCAL, IB_WC_REG_MR
+	};
+
+	if (opcode == PIB_WR_REG_MR)
+		return &reg_mr;
+	if (opcode >= ARRAY_SIZE(pib_wr_rules) || !pib_wr_rules[opcode].qp_types)
+		return NULL;
+	return &pib_wr_rules[opcode];
+}
+
+static u8 pib_qpt_bit(struct pib_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return PIB_QPT_RC;
+	case IB_QPT_UC:
+		return PIB_QPT_UC;
+	default:
+		return PIB_QPT_UD;
+	}
+}
+
+/* Is @wqe a READ or an atomic (an operation with response data)? */
+bool pib_wqe_has_response(const struct pib_send_wqe *wqe)
+{
+	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
+
+	return r && r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC);
+}
+
+/* The completion opcode of a send WQE. */
+u8 pib_wqe_wc_opcode(const struct pib_send_wqe *wqe)
+{
+	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
+
+	return r ? r->wc_opcode : IB_WC_SEND;
+}
+
+struct pib_send_wqe *pib_sq_wqe(struct pib_qp *qp, u32 idx)
+{
+	return (void *)(qp->sq.shadow +
+			(size_t)(idx & (qp->sq.ring.num - 1)) * qp->sq.ring.stride);
+}
+
+/* Kernel consumers: the opcode's own fields of a send WR. */
+int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
+		   struct pib_send_wqe *wqe)
+{
+	const struct ib_ud_wr *ud;
+	struct rdma_ah_attr *ah;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.rdma.rkey = rdma_wr(wr)->rkey;
+		return 0;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.atomic.swap = atomic_wr(wr)->swap;
+		return 0;
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		if (qp->ibqp.qp_type != IB_QPT_UD &&
+		    qp->ibqp.qp_type != IB_QPT_SMI &&
+		    qp->ibqp.qp_type != IB_QPT_GSI)
+			return 0;
+		ud = ud_wr(wr);
+		if (!ud->ah)
+			return -EINVAL;
+		ah = &container_of(ud->ah, struct pib_ah, ibah)->attr;
+		pib_av_from_ah(ah, &wqe->wr.ud.av);
+		wqe->wr.ud.av.pkey_index = ud->pkey_index;
+		wqe->wr.ud.remote_qpn = ud->remote_qpn;
+		wqe->wr.ud.remote_qkey = ud->remote_qkey;
+		return 0;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		if (wr->opcode == IB_WR_LOCAL_INV)
+			wqe->ex = wr->ex.invalidate_rkey;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Kernel consumers: REG_MR. The MR pointer, key and access ride in the
+ * atomic fields of the WQE; user SQs can never carry this opcode.
+ */
+int pib_reg_wr_to_wqe(struct pib_qp *qp, const struct ib_reg_wr *wr,
+		      struct pib_send_wqe *wqe)
+{
+	wqe->opcode = PIB_WR_REG_MR;
+	wqe->wr.atomic.remote_addr = (uintptr_t)wr->mr;
+	wqe->wr.atomic.rkey = wr->key;
+	wqe->wr.atomic.compare_add = wr->access;
+	return 0;
+}
+
+/* Bytes of a WQE's message; -1 if the SGE lengths overflow. */
+static s64 pib_wqe_len(const struct pib_send_wqe *wqe)
+{
+	u64 len = 0;
+	u32 i;
+
+	if (wqe->send_flags & PIB_SEND_INLINE)
+		return wqe->num_sge;
+	for (i = 0; i < wqe->num_sge; i++)
+		len += PIB_WQE_SGE(wqe)[i].length;
+	return len > PIB_MAX_MSG ? -1 : len;
+}
+
+/* Is a fetched WQE one this QP may execute? Sets the state's length. */
+static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
+		       struct pib_swqe *st)
+{
+	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	bool inl = wqe->send_flags & PIB_SEND_INLINE;
+	s64 len;
+
+	if (!r || !(r->qp_types & pib_qpt_bit(qp)) ||
+	    (qp->user && wqe->opcode == PIB_WR_REG_MR))
+		return false;
+	if (inl ? wqe->num_sge > qp->sq.max_inline ||
+		  (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC)) :
+		  wqe->num_sge > qp->sq.max_sge)
+		return false;
+	len = pib_wqe_len(wqe);
+	if (len < 0)
+		return false;
+	st->len = len;
+	if (r->flags & PIB_WRF_ATOMIC)
+		return len == sizeof(u64) && !(wqe->wr.atomic.remote_addr & 7);
+	if (pib_qpt_bit(qp) == PIB_QPT_UD)
+		return len <= ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu)) &&
+		       wqe->wr.ud.av.sl <= 15 &&
+		       (!wqe->wr.ud.av.is_global ||
+			wqe->wr.ud.av.sgid_index < PIB_GID_TABLE_LEN);
+	return true;
+}
+
+/* Packets of a WQE's request (READ: of its response). */
+static u32 pib_wqe_npkts(struct pib_qp *qp, const struct pib_send_wqe *wqe,
+			 u32 len)
+{
+	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
+
+	if (r->flags & PIB_WRF_LOCAL)
+		return 0;
+	if (r->flags & PIB_WRF_ATOMIC)
+		return 1;
+	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
+}
+
+/*
+ * Copy the next WQE of the ring into the shadow and check it. Return
+ * false if there is none; a bad one completes with IB_WC_LOC_QP_OP_ERR.
+ */
+static bool pib_req_fetch(struct pib_qp *qp)
+{
+	struct pib_sq *sq = &qp->sq;
+	struct pib_send_wqe *wqe = pib_sq_wqe(qp, sq->fetched);
+	struct pib_swqe *st = &sq->st[sq->fetched & (sq->ring.num - 1)];
+
+	if (!pib_ring_avail(&sq->ring, sq->fetched))
+		return false;
+	memcpy(wqe, pib_ring_entry(&sq->ring, sq->fetched), sq->ring.stride);
+	memset(st, 0, sizeof(*st));
+	sq->fetched++;
+	if (!pib_wqe_ok(qp, wqe, st)) {
+		pib_sq_complete_error(qp, IB_WC_LOC_QP_OP_ERR);
+		return false;
+	}
+	st->npkts = pib_wqe_npkts(qp, wqe, st->len);
+	return true;
+}
+
+/**
+ * pib_pkt_new() - allocate a packet of a QP and write its LRH, GRH, BTH
+ * @qp: the QP
+ * @av: where it goes
+ * @bth: its BTH; pad is set here
+ * @ext_len: bytes of extension headers that follow the BTH
+ * @pay_len: bytes of payload
+ * @ext: set to where the extension headers go (the payload follows them)
+ *
+ * Return: the packet, its length final; pib_pkt_seal() it once filled.
+ */
+struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
+			    struct pib_bth *bth, u32 ext_len, u32 pay_len,
+			    u8 **ext)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	bool grh = av->is_global;
+	u32 hdr = pib_hdr_len(grh ? PIB_LNH_IBA_GLOBAL : PIB_LNH_IBA_LOCAL);
+	u32 body = hdr + ext_len + pay_len + (-pay_len & 3);
+	struct pib_lrh lrh = {
+		.vl = qp->ibqp.qp_type == IB_QPT_SMI ? PIB_VL15 : 0,
+		.sl = av->sl,
+		.lnh = grh ? PIB_LNH_IBA_GLOBAL : PIB_LNH_IBA_LOCAL,
+		.dlid = av->dlid,
+	};
+	struct sk_buff *skb;
+	unsigned long flags;
+	u16 pkey_index;
+
+	skb = alloc_skb(body + PIB_ICRC_LEN + PIB_VCRC_LEN, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_put(skb, body + PIB_ICRC_LEN + PIB_VCRC_LEN);
+	pkey_index = qp->ibqp.qp_type == IB_QPT_GSI ? av->pkey_index :
+						       qp->pkey_index;
+	spin_lock_irqsave(&dev->port.lock, flags);
+	/*
+	 * A directed-route SMP leaves with the permissive DLID and SLID
+	 * (IBA 14.2.2): its answer must come back by the path, not by a LID.
+	 */
+	if (lrh.dlid == PIB_PERMISSIVE_LID || !dev->port.lid)
+		lrh.slid = PIB_PERMISSIVE_LID;
+	else
+		lrh.slid = dev->port.lid |
+			   (av->src_path_bits & ((1 << dev->port.lmc) - 1));
+	bth->pkey = dev->port.pkeys[pkey_index % PIB_PKEY_TABLE_LEN];
+	spin_unlock_irqrestore(&dev->port.lock, flags);
+	bth->pad = -pay_len & 3;
+	pib_lrh_pack(skb->data, &lrh);
+	if (grh)
+		pib_pkt_put_grh(dev, av, skb->data, body);
+	pib_bth_pack(skb->data + hdr - PIB_BTH_LEN, bth);
+	memset(skb->data + body - bth->pad, 0, bth->pad);
+	*ext = skb->data + hdr;
+	return skb;
+}
+
+/* The GRH of a packet whose headers, payload and pad take @body bytes. */
+void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
+		     u32 body)
+{
+	struct pib_grh grh = {
+		.ip_ver = PIB_GRH_IP_VERSION,
+		.tclass = av->traffic_class,
+		.flow_label = av->flow_label,
+		.pay_len = body + PIB_ICRC_LEN - PIB_LRH_LEN - PIB_GRH_LEN,
+		.next_hdr = PIB_GRH_NEXT_HDR_BTH,
+		.hop_limit = av->hop_limit,
+	};
+	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+
+	memcpy(grh.sgid, &prefix, sizeof(prefix));
+	memcpy(grh.sgid + sizeof(prefix), &dev->guid, sizeof(dev->guid));
+	memcpy(grh.dgid, av->dgid, sizeof(grh.dgid));
+	pib_grh_pack(pkt + PIB_LRH_LEN, &grh);
+}
+
+/* Seal a packet that pib_pkt_new() allocated and the caller filled. */
+void pib_pkt_finish(struct sk_buff *skb)
+{
+	pib_pkt_seal(skb->data, skb->len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+}
+
+/* The message bytes of a WQE at @off: inline data, or gathered from SGEs. */
+static int pib_req_gather(struct pib_qp *qp, struct pib_send_wqe *wqe,
+			  u32 off, u8 *buf, u32 n)
+{
+	if (wqe->send_flags & PIB_SEND_INLINE) {
+		memcpy(buf, PIB_WQE_INLINE(wqe) + off, n);
+		return 0;
+	}
+	return pib_sge_copy(to_pib_dev(qp->ibqp.device), qp->ibqp.pd,
+			    PIB_WQE_SGE(wqe), wqe->num_sge, off, buf, n, false);
+}
+
+/* Extension headers of a request packet; returns their length. */
+static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
+		       const struct pib_swqe *st, u8 op, u8 *p)
+{
+	u32 rules = pib_opcode_rules[op], off = 0;
+
+	if (rules & PIB_EXT_DETH) {
+		u32 qkey = wqe->wr.ud.remote_qkey;
+
+		pib_put32(p, qkey & 0x80000000 ? qp->qkey : qkey);
+		p[4] = 0;
+		pib_put24(p + 5, qp->ibqp.qp_num);
+		off += PIB_DETH_LEN;
+	}
+	if (rules & PIB_EXT_RETH) {
+		pib_put64(p + off, wqe->wr.rdma.remote_addr);
+		pib_put32(p + off + 8, wqe->wr.rdma.rkey);
+		pib_put32(p + off + 12, st->len);
+		off += PIB_RETH_LEN;
+	}
+	if (rules & PIB_EXT_ATOMICETH) {
+		pib_put64(p + off, wqe->wr.atomic.remote_addr);
+		pib_put32(p + off + 8, wqe->wr.atomic.rkey);
+		pib_put64(p + off + 12, wqe->wr.atomic.swap);
+		pib_put64(p + off + 20, wqe->wr.atomic.compare_add);
+		/* Fetch-and-add: the addend goes in the swap/add field. */
+		if (op == PIB_OP_RC_FETCH_ADD)
+			pib_put64(p + off + 12, wqe->wr.atomic.compare_add);
+		off += PIB_ATOMICETH_LEN;
+	}
+	if (rules & (PIB_EXT_IMMDT | PIB_EXT_IETH)) {
+		memcpy(p + off, &wqe->ex, 4);
+		if (rules & PIB_EXT_IETH)
+			pib_put32(p + off, wqe->ex);
+		off += 4;
+	}
+	return off;
+}
+
+/* The BTH opcode of the packet at @off of a message of @len bytes. */
+static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
+			 u32 off, u32 len)
+{
+	u8 op;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+		return r->flags & PIB_WRF_IMM ? PIB_OP_UD_SEND_ONLY_IMM :
+						PIB_OP_UD_SEND_ONLY;
+	if (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) || len <= qp->mtu)
+		op = r->only;
+	else if (!off)
+		op = r->first;
+	else if (len - off <= qp->mtu)
+		op = r->last;
+	else
+		op = r->middle;
+	return qp->ibqp.qp_type == IB_QPT_UC ? op + PIB_OP_UC_SEND_FIRST : op;
+}
+
+/* Build the next packet of the WQE at req.cur; NULL if out of memory. */
+static struct sk_buff *pib_req_packet(struct pib_qp *qp,
+				      struct pib_send_wqe *wqe,
+				      struct pib_swqe *st, bool *last)
+{
+	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
+	struct pib_req *req = &qp->req;
+	bool ud = pib_qpt_bit(qp) == PIB_QPT_UD;
+	u32 n = r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) ? 0 :
+		min(st->len - req->offset, qp->mtu);
+	struct pib_bth bth = {
+		.opcode = pib_req_opcode(qp, r, req->offset, st->len),
+		.dest_qp = ud ? wqe->wr.ud.remote_qpn : qp->dest_qpn,
+		.psn = req->psn,
+	};
+	struct sk_buff *skb;
+	u32 ext_len;
+	u8 *ext;
+
+	*last = req->offset + n >= st->len;
+	bth.se = *last && (wqe->send_flags & PIB_SEND_SOLICITED) &&
+		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);
+	bth.ack_req = qp->ibqp.qp_type == IB_QPT_RC &&
+		      (*last || req->since_ack_req + 1 >= PIB_ACK_REQ_EVERY);
+	ext_len = pib_ext_len(pib_opcode_rules[bth.opcode]);
+	skb = pib_pkt_new(qp, ud ? &wqe->wr.ud.av : &qp->av, &bth, ext_len, n,
+			  &ext);
+	if (!skb)
+		return NULL;
+	pib_req_ext(qp, wqe, st, bth.opcode, ext);
+	if (pib_req_gather(qp, wqe, req->offset, ext + ext_len, n)) {
+		kfree_skb(skb);
+		return ERR_PTR(-EACCES);
+	}
+	pib_pkt_finish(skb);
+	req->offset += n;
+	req->since_ack_req = bth.ack_req ? 0 : req->since_ack_req + 1;
+	return skb;
+}
+
+/* LOCAL_INV and REG_MR: done when the requester reaches them. */
+static int pib_req_local(struct pib_qp *qp, struct pib_send_wqe *wqe)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+
+	if (wqe->opcode == PIB_WR_LOCAL_INV)
+		return pib_mr_invalidate(dev, qp->ibqp.pd, wqe->ex);
+	return pib_mr_fast_reg((struct ib_mr *)(uintptr_t)wqe->wr.atomic.remote_addr,
+			       qp->ibqp.pd, wqe->wr.atomic.rkey,
+			       wqe->wr.atomic.compare_add);
+}
+
+/* May the WQE at req.cur start now (fence, READ/atomic credits, window)? */
+static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
+{
+	struct pib_req *req = &qp->req;
+	struct pib_sq *sq = &qp->sq;
+	u32 cons = sq->ring.cons;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || cons == req->cur)
+		return true;
+	if ((wqe->send_flags & PIB_SEND_FENCE) && req->rd_atomic)
+		return false;
+	if (pib_wqe_has_response(wqe) && req->rd_atomic >= qp->max_rd_atomic)
+		return false;
+	return pib_psn_diff(req->psn,
+			    sq->st[cons & (sq->ring.num - 1)].first_psn) <
+	       PIB_RC_WINDOW;
+}
+
+/* The WQE at req.cur is all sent: move on, complete it unless RC. */
+static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
+			     struct pib_swqe *st)
+{
+	struct pib_req *req = &qp->req;
+
+	st->sent = true;
+	if (pib_wqe_has_response(wqe))
+		req->rd_atomic++;
+	req->cur++;
+	req->offset = 0;
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		pib_req_arm_timer(qp);
+	else
+		pib_sq_complete(qp, IB_WC_SUCCESS);
+}
+
+/*
+ * Send what the SQ holds, up to @budget packets, onto @q. Return true if
+ * there is more to do right away.
+ */
+static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
+{
+	struct pib_req *req = &qp->req;
+	struct pib_sq *sq = &qp->sq;
+	struct pib_send_wqe *wqe;
+	struct pib_swqe *st;
+	struct sk_buff *skb;
+	bool last;
+
+	while (budget > 0 && !req->rnr_wait &&
+	       (qp->state == IB_QPS_RTS ||
+		(qp->state == IB_QPS_SQD && req->offset))) {
+		if (req->cur == sq->fetched && !pib_req_fetch(qp))
+			return false;
+		wqe = pib_sq_wqe(qp, req->cur);
+		st = &sq->st[req->cur & (sq->ring.num - 1)];
+		if (!req->offset) {
+			if (!pib_req_may_start(qp, wqe))
+				return false;
+			st->first_psn = req->psn;
+		}
+		if (!st->npkts) {
+			if (pib_req_local(qp, wqe)) {
+				pib_sq_complete_error(qp, IB_WC_MW_BIND_ERR);
+				return false;
+			}
+			pib_req_wqe_done(qp, wqe, st);
+			continue;
+		}
+		skb = pib_req_packet(qp, wqe, st, &last);
+		if (IS_ERR(skb)) {
+			pib_sq_complete_error(qp, IB_WC_LOC_PROT_ERR);
+			return false;
+		}
+		if (!skb)
+			return true;	/* out of memory: try again later */
+		__skb_queue_tail(q, skb);
+		budget--;
+		if (pib_wqe_has_response(wqe)) {
+			req->psn = (req->psn + st->npkts) & PIB_PSN_MASK;
+			last = true;
+		} else {
+			req->psn = (req->psn + 1) & PIB_PSN_MASK;
+		}
+		st->last_psn = (req->psn - 1) & PIB_PSN_MASK;
+		if (last)
+			pib_req_wqe_done(qp, wqe, st);
+	}
+	return budget <= 0;
+}
+
+/**
+ * pib_qp_work() - a QP's work: READ responses, then requests
+ * @work: the QP's work
+ *
+ * Sends at most a budget of packets per run and queues itself again if
+ * there is more, so that one busy QP does not starve the others.
+ */
+void pib_qp_work(struct work_struct *work)
+{
+	struct pib_qp *qp = container_of(work, struct pib_qp, work);
+	struct sk_buff_head q;
+	unsigned long flags;
+	bool more;
+
+	__skb_queue_head_init(&q);
+	spin_lock_irqsave(&qp->lock, flags);
+	more = pib_resp_send_reads(qp, &q, PIB_REQ_BUDGET);
+	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q);
+	pib_qp_notify_cqs(qp);
+	if (more)
+		pib_qp_kick(qp);
+}

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder: RC and UC requests (SEND, RDMA WRITE, RDMA READ,
+ * atomics) with their PSN and opcode sequence checks, ACKs and NAKs,
+ * duplicates answered from the responder resources, READ responses sent
+ * by the QP's work; and UD datagrams delivered into receive WQEs.
+ */
+#include <linux/skbuff.h>
+
+#include "pib.h"
+#include "pib_abi.h"
+
+/* AETH syndromes this responder sends. */
+#define PIB_SYN_ACK		0x1f	/* ACK, end-to-end credits invalid */
+#define PIB_SYN_RNR		0x20	/* RNR NAK, | the timer code */
+#define PIB_SYN_NAK		0x60	/* NAK, | the code */
+#define PIB_UD_GRH_ROOM		40
+
+/* What a request opcode does, for the responder (RC; UC is RC + 0x20). */
+#define PIB_RQ_SEND		BIT(0)
+#define PIB_RQ_WRITE		BIT(1)
+#define PIB_RQ_READ		BIT(2)
+#define PIB_RQ_ATOMIC		BIT(3)
+#define PIB_RQ_FIRST		BIT(4)
+#define PIB_RQ_LAST		BIT(5)
+#define PIB_RQ_IMM		BIT(6)
+#define PIB_RQ_INV		BIT(7)
+#define PIB_RQ_ONLY		(PIB_RQ_FIRST | PIB_RQ_LAST)
+
+static const u8 pib_rq_ops[PIB_OP_RC_SEND_ONLY_INV + 1] = {
+	[PIB_OP_RC_SEND_FIRST] = PIB_RQ_SEND | PIB_RQ_FIRST,
+	[PIB_OP_RC_SEND_MIDDLE] = PIB_RQ_SEND,
+	[PIB_OP_RC_SEND_LAST] = PIB_RQ_SEND | PIB_RQ_LAST,
+	[PIB_OP_RC_SEND_LAST_IMM] = PIB_RQ_SEND | PIB_RQ_LAST | PIB_RQ_IMM,
+	[PIB_OP_RC_SEND_ONLY] = PIB_RQ_SEND | PIB_RQ_ONLY,
+	[PIB_OP_RC_SEND_ONLY_IMM] = PIB_RQ_SEND | PIB_RQ_ONLY | PIB_RQ_IMM,
+	[PIB_OP_RC_WRITE_FIRST] = PIB_RQ_WRITE | PIB_RQ_FIRST,
+	[PIB_OP_RC_WRITE_MIDDLE] = PIB_RQ_WRITE,
+	[PIB_OP_RC_WRITE_LAST] = PIB_RQ_WRITE | PIB_RQ_LAST,
+	[PIB_OP_RC_WRITE_LAST_IMM] = PIB_RQ_WRITE | PIB_RQ_LAST | PIB_RQ_IMM,
+	[PIB_OP_RC_WRITE_ONLY] = PIB_RQ_WRITE | PIB_RQ_ONLY,
+	[PIB_OP_RC_WRITE_ONLY_IMM] = PIB_RQ_WRITE | PIB_RQ_ONLY | PIB_RQ_IMM,
+	[PIB_OP_RC_READ_REQUEST] = PIB_RQ_READ | PIB_RQ_ONLY,
+	[PIB_OP_RC_COMPARE_SWAP] = PIB_RQ_ATOMIC | PIB_RQ_ONLY,
+	[PIB_OP_RC_FETCH_ADD] = PIB_RQ_ATOMIC | PIB_RQ_ONLY,
+	[PIB_OP_RC_SEND_LAST_INV] = PIB_RQ_SEND | PIB_RQ_LAST | PIB_RQ_INV,
+	[PIB_OP_RC_SEND_ONLY_INV] = PIB_RQ_SEND | PIB_RQ_ONLY | PIB_RQ_INV,
+};
+
+/* How a request ends: executed, or the NAK (or silence) it gets. */
+enum pib_resp_verdict {
+	PIB_RESP_OK,
+	PIB_RESP_DROP,
+	PIB_RESP_RNR,
+	PIB_RESP_NAK_INVALID = PIB_SYN_NAK | 1,
+	PIB_RESP_NAK_ACCESS = PIB_SYN_NAK | 2,
+	PIB_RESP_NAK_OP = PIB_SYN_NAK | 3,
+};
+
+static u8 pib_rq_flags(struct pib_qp *qp, u8 op)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		op -= PIB_OP_UC_SEND_FIRST;
+	return op < ARRAY_SIZE(pib_rq_ops) ? pib_rq_ops[op] : 0;
+}
+
+/* An ACK, NAK or atomic ACK for @psn onto @q. */
+static void pib_resp_ack(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
+			 u8 syn, const u64 *orig)
+{
+	struct pib_bth bth = {
+		.opcode = orig ? PIB_OP_RC_ATOMIC_ACKNOWLEDGE :
+				 PIB_OP_RC_ACKNOWLEDGE,
+		.dest_qp = qp->dest_qpn,
+		.psn = psn,
+	};
+	struct sk_buff *skb;
+	u8 *ext;
+
+	skb = pib_pkt_new(qp, &qp->av, &bth,
+			  PIB_AETH_LEN + (orig ? PIB_ATOMICACKETH_LEN : 0), 0,
+			  &ext);
+	if (!skb)
+		return;
+	ext[0] = syn;
+	pib_put24(ext + 1, qp->resp.msn);
+	if (orig)
+		pib_put64(ext + PIB_AETH_LEN, *orig);
+	pib_pkt_finish(skb);
+	__skb_queue_tail(q, skb);
+}
+
+/* The receive WQE of a message: the one in hand, or the next posted. */
+static bool pib_resp_get_wqe(struct pib_qp *qp)
+{
+	if (qp->resp.have_wqe)
+		return true;
+	qp->resp.have_wqe = qp->srq ? pib_srq_take(qp->srq, qp->resp.wqe) :
+			    pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe);
+	return qp->resp.have_wqe;
+}
+
+/* Complete the receive WQE in hand. */
+static void pib_resp_complete(struct pib_qp *qp, const struct pib_pkt *pkt,
+			      const u8 *buf, enum ib_wc_status status, u8 f)
+{
+	struct pib_cqe cqe = {
+		.wr_id = qp->resp.wqe->wr_id,
+		.status = status,
+		.opcode = f & PIB_RQ_WRITE ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+		.byte_len = qp->resp.offset,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = qp->dest_qpn,
+		.slid = pkt->lrh.slid,
+		.sl = pkt->lrh.sl,
+		.pkey_index = qp->pkey_index,
+	};
+
+	if (status == IB_WC_SUCCESS && f & (PIB_RQ_IMM | PIB_RQ_INV)) {
+		memcpy(&cqe.ex, buf + pkt->payload_off - 4, 4);
+		cqe.wc_flags = f & PIB_RQ_IMM ? PIB_WC_WITH_IMM : PIB_WC_WITH_INV;
+		if (f & PIB_RQ_INV)
+			cqe.ex = pib_get32(buf + pkt->payload_off - 4);
+	}
+	qp->resp.have_wqe = false;
+	qp->resp.in_msg = false;
+	pib_rq_cqe(qp, &cqe, pkt->bth.se);
+}
+
+/* A SEND packet: its payload into the receive WQE. */
+static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
+					   const struct pib_pkt *pkt,
+					   const u8 *buf, u8 f)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_resp *resp = &qp->resp;
+	struct pib_recv_wqe *wqe = resp->wqe;
+	enum ib_wc_status status;
+	int err;
+
+	if (f & PIB_RQ_FIRST) {
+		if (!pib_resp_get_wqe(qp))
+			return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR :
+							       PIB_RESP_DROP;
+		resp->in_msg = true;
+		resp->in_write = false;
+		resp->offset = 0;
+	}
+	err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+			   resp->offset, (void *)(buf + pkt->payload_off),
+			   pkt->payload_len, true);
+	if (err) {
+		status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+		pib_resp_complete(qp, pkt, buf, status, f);
+		return err == -EMSGSIZE ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_OP;
+	}
+	resp->offset += pkt->payload_len;
+	if (!(f & PIB_RQ_LAST))
+		return PIB_RESP_OK;
+	if (f & PIB_RQ_INV &&
+	    pib_mr_invalidate(dev, qp->ibqp.pd, pib_get32(buf + pkt->payload_off - 4))) {
+		pib_resp_complete(qp, pkt, buf, IB_WC_LOC_PROT_ERR, f);
+		return PIB_RESP_NAK_OP;
+	}
+	pib_resp_complete(qp, pkt, buf, IB_WC_SUCCESS, f);
+	return PIB_RESP_OK;
+}
+
+/* An RDMA WRITE packet: its payload into the memory the RETH named. */
+static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
+					    const struct pib_pkt *pkt,
+					    const u8 *buf, u8 f)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_resp *resp = &qp->resp;
+	const u8 *reth = buf + pkt->hdr_len;
+	u32 n = pkt->payload_len;
+
+	if (f & PIB_RQ_FIRST) {
+		if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+			return PIB_RESP_NAK_ACCESS;
+		resp->va = pib_get64(reth);
+		resp->rkey = pib_get32(reth + 8);
+		resp->remaining = pib_get32(reth + 12);
+		resp->offset = 0;
+		resp->in_msg = true;
+		resp->in_write = true;
+	}
+	if (n > resp->remaining || (f & PIB_RQ_LAST && n != resp->remaining))
+		return PIB_RESP_NAK_INVALID;
+	if (f & PIB_RQ_IMM && !pib_resp_get_wqe(qp))
+		return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR : PIB_RESP_DROP;
+	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, resp->va,
+			     (void *)(buf + pkt->payload_off), n,
+			     IB_ACCESS_REMOTE_WRITE, true))
+		return PIB_RESP_NAK_ACCESS;
+	resp->va += n;
+	resp->remaining -= n;
+	resp->offset += n;
+	if (!(f & PIB_RQ_LAST))
+		return PIB_RESP_OK;
+	resp->in_msg = false;
+	if (f & PIB_RQ_IMM)
+		pib_resp_complete(qp, pkt, buf, IB_WC_SUCCESS, f);
+	return PIB_RESP_OK;
+}
+
+/* A READ request: a resource that the QP's work answers from. */
+static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
+					   const struct pib_pkt *pkt,
+					   const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_resp *resp = &qp->resp;
+	const u8 *reth = buf + pkt->hdr_len;
+	u64 va = pib_get64(reth);
+	u32 rkey = pib_get32(reth + 8), len = pib_get32(reth + 12);
+	struct pib_rd_res *res;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_READ))
+		return PIB_RESP_NAK_ACCESS;
+	if (len > PIB_MAX_MSG)
+		return PIB_RESP_NAK_INVALID;
+	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, va, len,
+				IB_ACCESS_REMOTE_READ))
+		return PIB_RESP_NAK_ACCESS;
+	res = &resp->res[resp->res_head++ % resp->num_res];
+	if (resp->res_head - resp->res_tail > resp->num_res)
+		resp->res_tail = resp->res_head - resp->num_res;
+	res->opcode = PIB_OP_RC_READ_REQUEST;
+	res->psn = pkt->bth.psn;
+	res->end_psn = (pkt->bth.psn + max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1)) &
+		       PIB_PSN_MASK;
+	res->va = va;
+	res->rkey = rkey;
+	res->len = len;
+	res->sent = 0;
+	return PIB_RESP_OK;
+}
+
+/* An atomic request: done now, its result kept for a duplicate. */
+static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
+					     const struct pib_pkt *pkt,
+					     const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_resp *resp = &qp->resp;
+	const u8 *eth = buf + pkt->hdr_len;
+	bool cas = pkt->bth.opcode == PIB_OP_RC_COMPARE_SWAP;
+	u64 swap_add = pib_get64(eth + 12), cmp = pib_get64(eth + 20), orig;
+	struct pib_rd_res *res;
+	int err;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
+		return PIB_RESP_NAK_ACCESS;
+	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_get32(eth + 8),
+			    pib_get64(eth), cas, cas ? cmp : swap_add, swap_add,
+			    &orig);
+	if (err)
+		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
+	res = &resp->res[resp->res_head++ % resp->num_res];
+	if (resp->res_head - resp->res_tail > resp->num_res)
+		resp->res_tail = resp->res_head - resp->num_res;
+	res->opcode = pkt->bth.opcode;
+	res->psn = pkt->bth.psn;
+	res->end_psn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
+	res->orig = orig;
+	return PIB_RESP_OK;
+}
+
+/* Check the opcode sequence, then execute a request whose PSN is due. */
+static enum pib_resp_verdict pib_resp_execute(struct pib_qp *qp,
+					      const struct pib_pkt *pkt,
+					      const u8 *buf, u8 f)
+{
+	struct pib_resp *resp = &qp->resp;
+	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+
+	if (!f)
+		return rc ? PIB_RESP_NAK_INVALID : PIB_RESP_DROP;
+	if (f & PIB_RQ_FIRST && resp->in_msg) {
+		if (rc)
+			return PIB_RESP_NAK_INVALID;
+		resp->in_msg = false;	/* UC: the last message lost its end */
+	}
+	if (!(f & PIB_RQ_FIRST) &&
+	    (!resp->in_msg || resp->in_write != !!(f & PIB_RQ_WRITE)))
+		return rc ? PIB_RESP_NAK_INVALID : PIB_RESP_DROP;
+	if (f & PIB_RQ_SEND)
+		return pib_resp_send(qp, pkt, buf, f);
+	if (f & PIB_RQ_WRITE)
+		return pib_resp_write(qp, pkt, buf, f);
+	if (f & PIB_RQ_READ)
+		return pib_resp_read(qp, pkt, buf);
+	return pib_resp_atomic(qp, pkt, buf);
+}
+
+/* The resource of a READ or atomic request with PSN @psn, or NULL. */
+static struct pib_rd_res *pib_resp_find_res(struct pib_qp *qp, u32 psn,
+					    u32 *idx)
+{
+	struct pib_resp *resp = &qp->resp;
+	struct pib_rd_res *res;
+	u32 i;
+
+	for (i = resp->res_head; resp->res_head - i < resp->num_res; i--) {
+		res = &resp->res[(i - 1) % resp->num_res];
+		if (!res->opcode)
+			break;
+		if (pib_psn_diff(psn, res->psn) >= 0 &&
+		    pib_psn_diff(psn, res->end_psn) < 0) {
+			*idx = i - 1;
+			return res;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * A request with a PSN before the expected one (IBA 9.7.5.1.1): READs
+ * are answered again, atomics get their saved result, the rest an ACK.
+ */
+static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
+			       u8 f, struct sk_buff_head *q)
+{
+	struct pib_resp *resp = &qp->resp;
+	struct pib_rd_res *res;
+	u32 idx;
+
+	if (!(f & (PIB_RQ_READ | PIB_RQ_ATOMIC))) {
+		if (pkt->bth.ack_req)
+			pib_resp_ack(qp, q, (resp->epsn - 1) & PIB_PSN_MASK,
+				     PIB_SYN_ACK, NULL);
+		return;
+	}
+	res = pib_resp_find_res(qp, pkt->bth.psn, &idx);
+	if (!res || res->opcode != pkt->bth.opcode)
+		return;
+	if (f & PIB_RQ_ATOMIC) {
+		pib_resp_ack(qp, q, res->psn, PIB_SYN_ACK, &res->orig);
+		return;
+	}
+	res->sent = ((pkt->bth.psn - res->psn) & PIB_PSN_MASK) * qp->mtu;
+	if (res->sent > res->len)
+		res->sent = 0;
+	if ((s32)(resp->res_tail - idx) > 0)
+		resp->res_tail = idx;
+	pib_qp_kick(qp);
+}
+
+/* The end of an executed request: PSN, MSN, and the ACK it asks for. */
+static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u8 f,
+			  struct sk_buff_head *q)
+{
+	struct pib_resp *resp = &qp->resp;
+	struct pib_rd_res *res;
+
+	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
+	if (f & PIB_RQ_LAST)
+		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
+	if (qp->ibqp.qp_type != IB_QPT_RC)
+		return;
+	if (f & PIB_RQ_READ) {
+		res = &resp->res[(resp->res_head - 1) % resp->num_res];
+		resp->epsn = res->end_psn;
+		pib_qp_kick(qp);
+	} else if (f & PIB_RQ_ATOMIC) {
+		res = &resp->res[(resp->res_head - 1) % resp->num_res];
+		pib_resp_ack(qp, q, pkt->bth.psn, PIB_SYN_ACK, &res->orig);
+	} else if (pkt->bth.ack_req) {
+		pib_resp_ack(qp, q, pkt->bth.psn, PIB_SYN_ACK, NULL);
+	}
+}
+
+/* An RC request: PSN check (IBA 9.7.5.1), execution, ACK or NAK. */
+static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
+			const u8 *buf, struct sk_buff_head *q)
+{
+	struct pib_resp *resp = &qp->resp;
+	u8 f = pib_rq_flags(qp, pkt->bth.opcode);
+	enum pib_resp_verdict v;
+	int d = pib_psn_diff(pkt->bth.psn, resp->epsn);
+
+	if (d < 0) {
+		pib_resp_duplicate(qp, pkt, f, q);
+		return;
+	}
+	if (d > 0) {
+		if (!resp->nak_psn_sent)
+			pib_resp_ack(qp, q, resp->epsn, PIB_SYN_NAK, NULL);
+		resp->nak_psn_sent = true;
+		return;
+	}
+	resp->nak_psn_sent = false;
+	v = pib_resp_execute(qp, pkt, buf, f);
+	switch (v) {
+	case PIB_RESP_OK:
+		pib_resp_done(qp, pkt, f, q);
+		return;
+	case PIB_RESP_DROP:
+		return;
+	case PIB_RESP_RNR:
+		pib_resp_ack(qp, q, resp->epsn, PIB_SYN_RNR | qp->min_rnr_timer,
+			     NULL);
+		return;
+	default:
+		/* The requester fails the message; so does this QP. */
+		pib_resp_ack(qp, q, resp->epsn, v, NULL);
+		pib_qp_error(qp);
+	}
+}
+
+/* A UC request: a PSN gap loses the message in progress (IBA 9.8.3). */
+static void pib_resp_uc(struct pib_qp *qp, const struct pib_pkt *pkt,
+			const u8 *buf)
+{
+	struct pib_resp *resp = &qp->resp;
+	u8 f = pib_rq_flags(qp, pkt->bth.opcode);
+
+	if (pkt->bth.psn != resp->epsn) {
+		resp->in_msg = false;
+		resp->epsn = pkt->bth.psn;
+	}
+	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
+	if (pib_resp_execute(qp, pkt, buf, f) == PIB_RESP_OK && f & PIB_RQ_LAST)
+		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
+}
+
+static bool pib_resp_ready(struct pib_qp *qp)
+{
+	return qp->state == IB_QPS_RTR || qp->state == IB_QPS_RTS ||
+	       qp->state == IB_QPS_SQD || qp->state == IB_QPS_SQE;
+}
+
+/**
+ * pib_resp_rcv() - a request packet for an RC or UC QP
+ * @qp: the QP
+ * @pkt: the parsed packet
+ * @buf: its bytes
+ */
+void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
+{
+	struct sk_buff_head q;
+	unsigned long flags;
+
+	__skb_queue_head_init(&q);
+	spin_lock_irqsave(&qp->lock, flags);
+	if (pib_resp_ready(qp)) {
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			pib_resp_rc(qp, pkt, buf, &q);
+		else
+			pib_resp_uc(qp, pkt, buf);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q);
+	pib_qp_notify_cqs(qp);
+}
+
+/* The next packet of a READ response; false if the memory went away. */
+static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
+				 struct sk_buff_head *q)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	u32 n = min(res->len - res->sent, qp->mtu);
+	bool first = !res->sent, last = res->sent + n >= res->len;
+	struct pib_bth bth = {
+		.dest_qp = qp->dest_qpn,
+		.psn = (res->psn + res->sent / qp->mtu) & PIB_PSN_MASK,
+	};
+	struct sk_buff *skb;
+	u32 ext_len;
+	u8 *ext;
+
+	bth.opcode = first && last ? PIB_OP_RC_READ_RESPONSE_ONLY :
+		     first ? PIB_OP_RC_READ_RESPONSE_FIRST :
+		     last ? PIB_OP_RC_READ_RESPONSE_LAST :
+			    PIB_OP_RC_READ_RESPONSE_MIDDLE;
+	ext_len = first || last ? PIB_AETH_LEN : 0;
+	skb = pib_pkt_new(qp, &qp->av, &bth, ext_len, n, &ext);
+	if (!skb)
+		return true;
+	if (ext_len) {
+		ext[0] = PIB_SYN_ACK;
+		pib_put24(ext + 1, qp->resp.msn);
+	}
+	if (n && pib_mr_copy(dev, qp->ibqp.pd, res->rkey, res->va + res->sent,
+			     ext + ext_len, n, IB_ACCESS_REMOTE_READ, false)) {
+		kfree_skb(skb);
+		return false;
+	}
+	pib_pkt_finish(skb);
+	__skb_queue_tail(q, skb);
+	res->sent += n;
+	if (last)
+		qp->resp.res_tail++;
+	return true;
+}
+
+/**
+ * pib_resp_send_reads() - answer READ requests, from the QP's work
+ * @qp: the QP, its lock held
+ * @q: where the packets go
+ * @budget: packets at most
+ *
+ * Return: true if there is more to send.
+ */
+bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q, int budget)
+{
+	struct pib_resp *resp = &qp->resp;
+	struct pib_rd_res *res;
+
+	if (qp->ibqp.qp_type != IB_QPT_RC || !pib_resp_ready(qp))
+		return false;
+	while (resp->res_tail != resp->res_head && budget-- > 0) {
+		res = &resp->res[resp->res_tail % resp->num_res];
+		if (res->opcode != PIB_OP_RC_READ_REQUEST) {
+			resp->res_tail++;
+			continue;
+		}
+		if (!pib_resp_read_packet(qp, res, q)) {
+			pib_resp_ack(qp, q, res->psn, PIB_RESP_NAK_ACCESS, NULL);
+			pib_qp_error(qp);
+			return false;
+		}
+	}
+	return resp->res_tail != resp->res_head;
+}
+
+/* Scatter a UD datagram (behind room for a GRH) into the receive WQE. */
+static int pib_resp_ud_scatter(struct pib_qp *qp, const struct pib_pkt *pkt,
+			       const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_recv_wqe *wqe = qp->resp.wqe;
+	u32 i, room = 0;
+	int err = 0;
+
+	for (i = 0; i < wqe->num_sge; i++)
+		room += wqe->sge[i].length;
+	if (room < PIB_UD_GRH_ROOM + pkt->payload_len)
+		return -EMSGSIZE;
+	if (pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL)
+		err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
+				   (void *)(buf + PIB_LRH_LEN), PIB_GRH_LEN,
+				   true);
+	if (!err)
+		err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+				   PIB_UD_GRH_ROOM,
+				   (void *)(buf + pkt->payload_off),
+				   pkt->payload_len, true);
+	return err;
+}
+
+/**
+ * pib_resp_ud() - hand a UD datagram to a UD, SMI or GSI QP
+ * @qp: the QP
+ * @pkt: the parsed packet
+ * @buf: its bytes
+ * @dlid_path_bits: the DLID's bits below the port's LMC
+ * @pkey_index: the index of the packet's P_Key in the port's table
+ *
+ * Datagrams for a QP that is not ready or has no receive WQE posted are
+ * dropped, as UD allows.
+ */
+void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
+		 u8 dlid_path_bits, u16 pkey_index)
+{
+	const u8 *deth = buf + pkt->hdr_len;
+	struct pib_cqe cqe = {
+		.opcode = IB_WC_RECV,
+		.qp_num = qp->ibqp.qp_num,
+		.src_qp = pib_get24(deth + 5),
+		.slid = pkt->lrh.slid,
+		.sl = pkt->lrh.sl,
+		.byte_len = PIB_UD_GRH_ROOM + pkt->payload_len,
+		.dlid_path_bits = dlid_path_bits,
+		.pkey_index = pkey_index,
+	};
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (!pib_resp_ready(qp) || !pib_resp_get_wqe(qp))
+		goto out;
+	if (qp->ibqp.qp_type == IB_QPT_UD && pib_get32(deth) != qp->qkey)
+		goto out;	/* Q_Key violation: dropped */
+	err = pib_resp_ud_scatter(qp, pkt, buf);
+	cqe.wr_id = qp->resp.wqe->wr_id;
+	cqe.status = !err ? IB_WC_SUCCESS : err == -EMSGSIZE ?
+		     IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+	if (pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL)
+		cqe.wc_flags |= PIB_WC_GRH;
+	if (pkt->bth.opcode == PIB_OP_UD_SEND_ONLY_IMM) {
+		memcpy(&cqe.ex, deth + PIB_DETH_LEN, PIB_IMMDT_LEN);
+		cqe.wc_flags |= PIB_WC_WITH_IMM;
+	}
+	qp->resp.have_wqe = false;
+	pib_rq_cqe(qp, &cqe, pkt->bth.se);
+out:
+	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_qp_notify_cqs(qp);
+}

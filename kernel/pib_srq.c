@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Shared receive queues, and taking receive WQEs out of an RQ or SRQ ring:
+ * a checked copy of each WQE, and the SRQ limit event.
+ */
+#include <linux/slab.h>
+
+#include "pib.h"
+#include "pib_abi.h"
+
+/**
+ * pib_rwqe_stride() - bytes of a receive WQE with room for @max_sge SGEs
+ * @max_sge: SGEs
+ *
+ * Return: a power of two, as the rings want.
+ */
+u32 pib_rwqe_stride(u32 max_sge)
+{
+	return roundup_pow_of_two(sizeof(struct pib_recv_wqe) +
+				  max_sge * sizeof(struct pib_sge));
+}
+
+/**
+ * pib_rq_take() - take the next receive WQE out of an RQ or SRQ ring
+ * @ring: the ring (its owner's lock held)
+ * @max_sge: SGEs a WQE may have
+ * @wqe: where the checked copy goes (one stride)
+ *
+ * A WQE that claims more SGEs than the queue allows gets none, so that
+ * any message for it fails with a length error.
+ *
+ * Return: true if a WQE was taken.
+ */
+bool pib_rq_take(struct pib_ring *ring, u32 max_sge, struct pib_recv_wqe *wqe)
+{
+	if (!pib_ring_avail(ring, ring->cons))
+		return false;
+	memcpy(wqe, pib_ring_entry(ring, ring->cons), ring->stride);
+	pib_ring_consume(ring);
+	if (wqe->num_sge > max_sge)
+		wqe->num_sge = 0;
+	return true;
+}
+
+/**
+ * pib_srq_take() - take a receive WQE for a QP on an SRQ
+ * @srq: the SRQ
+ * @wqe: where the copy goes
+ *
+ * Raises IB_EVENT_SRQ_LIMIT_REACHED (once per arming) when fewer WQEs
+ * than the limit are left.
+ *
+ * Return: true if a WQE was taken.
+ */
+bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe)
+{
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+		.element.srq = &srq->ibsrq,
+	};
+	unsigned long flags;
+	bool taken, fire = false;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	taken = pib_rq_take(&srq->ring, srq->max_sge, wqe);
+	if (taken && srq->limit &&
+	    pib_ring_avail(&srq->ring, srq->ring.cons) < srq->limit) {
+		srq->limit = 0;
+		fire = true;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (fire && srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+	return taken;
+}
+
+int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		   struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibsrq->device);
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+	struct ib_srq_attr *attr = &init->attr;
+	struct pib_create_srq_resp resp = {};
+	int err;
+
+	if (init->srq_type != IB_SRQT_BASIC)
+		return -EOPNOTSUPP;
+	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR ||
+	    attr->max_sge > PIB_MAX_SGE || attr->srq_limit > attr->max_wr)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	err = pib_res_get(&dev->srq_count, PIB_MAX_SRQ);
+	if (err)
+		return err;
+	spin_lock_init(&srq->lock);
+	srq->max_sge = max_t(u32, attr->max_sge, 1);
+	err = pib_ring_init(&srq->ring, roundup_pow_of_two(attr->max_wr),
+			    pib_rwqe_stride(srq->max_sge), udata);
+	if (err)
+		goto out;
+	attr->max_wr = srq->ring.num;
+	attr->max_sge = srq->max_sge;
+	srq->limit = attr->srq_limit;
+	if (udata) {
+		pib_ring_describe(&srq->ring, &resp.rq);
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			pib_ring_free(&srq->ring);
+			goto out;
+		}
+	}
+	return 0;
+out:
+	atomic_dec(&dev->srq_count);
+	return err;
+}
+
+int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
+{
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+	unsigned long flags;
+
+	if (mask & IB_SRQ_MAX_WR)
+		return -EOPNOTSUPP;	/* no SRQ resize */
+	if (!(mask & IB_SRQ_LIMIT))
+		return 0;
+	if (attr->srq_limit > srq->ring.num)
+		return -EINVAL;
+	spin_lock_irqsave(&srq->lock, flags);
+	srq->limit = attr->srq_limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	return 0;
+}
+
+int pib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
+{
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+
+	attr->max_wr = srq->ring.num;
+	attr->max_sge = srq->max_sge;
+	attr->srq_limit = READ_ONCE(srq->limit);
+	return 0;
+}
+
+int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
+{
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+
+	pib_ring_free(&srq->ring);
+	atomic_dec(&to_pib_dev(ibsrq->device)->srq_count);
+	return 0;
+}
+
+/* post_srq_recv, for kernel consumers: the provider writes its ring itself. */
+int pib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		      const struct ib_recv_wr **bad_wr)
+{
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+	unsigned long flags;
+	int err = 0;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	for (; wr; wr = wr->next) {
+		err = pib_recv_wr_put(&srq->ring, srq->max_sge, wr);
+		if (err)
+			break;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}

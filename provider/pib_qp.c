@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Queue pairs (RC, UC, UD): creation maps the SQ and, without an SRQ, the
+ * RQ that the kernel allocated; post_send writes WQEs into the SQ and
+ * rings the doorbell once per call; post_recv writes WQEs into the RQ
+ * with no system call. The rest (modify, query, destroy, multicast) goes
+ * to the kernel.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pib.h"
+
+/* The command responses: the core part, then pib's (the driver udata). */
+struct pib_ucreate_qp_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct pib_create_qp_resp drv;
+};
+
+struct pib_ucreate_qp_ex_resp {
+	struct ib_uverbs_ex_create_qp_resp ibv_resp;
+	struct pib_create_qp_resp drv;
+};
+
+static_assert(offsetof(struct pib_ucreate_qp_resp, drv) ==
+	      sizeof(struct ib_uverbs_create_qp_resp), "udata follows");
+static_assert(offsetof(struct pib_ucreate_qp_ex_resp, drv) ==
+	      sizeof(struct ib_uverbs_ex_create_qp_resp), "udata follows");
+
+/* What ibv_create_qp_ex may ask for; no create flags are implemented. */
+#define PIB_QP_COMP_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+
+static bool pib_qp_type_supported(enum ibv_qp_type qp_type)
+{
+	return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
+	       qp_type == IBV_QPT_UD;
+}
+
+static struct pib_qp *pib_qp_alloc(void)
+{
+	struct pib_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	if (pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE))
+		goto free;
+	if (pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE))
+		goto sq_lock;
+	return qp;
+
+sq_lock:
+	pthread_spin_destroy(&qp->sq_lock);
+free:
+	free(qp);
+	return NULL;
+}
+
+static void pib_qp_free(struct pib_qp *qp)
+{
+	pib_ring_unmap(&qp->sq.ring);
+	pib_ring_unmap(&qp->rq.ring);
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	free(qp);
+}
+
+/*
+ * Map the rings of a QP the kernel created. @cap is what the kernel
+ * granted (the create command wrote it back); ibqp->qp_type and ->srq are
+ * set by then.
+ */
+static int pib_qp_setup(struct pib_qp *qp, struct ibv_context *ctx,
+			const struct pib_create_qp_resp *resp,
+			const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	int ret;
+
+	qp->state = IBV_QPS_RESET;
+	qp->sq.ctx = ctx;
+	qp->sq.qp_type = ibqp->qp_type;
+	ret = pib_ring_map(&qp->sq.ring, ctx->cmd_fd, &resp->sq,
+			   sizeof(struct pib_send_wqe));
+	if (ret)
+		return ret;
+	pib_sq_set_limits(&qp->sq, cap->max_send_sge, cap->max_inline_data);
+	if (ibqp->srq)
+		return 0;
+	ret = pib_ring_map(&qp->rq.ring, ctx->cmd_fd, &resp->rq,
+			   sizeof(struct pib_recv_wqe));
+	if (ret)
+		return ret;
+	pib_rq_set_limits(&qp->rq, cap->max_recv_sge);
+	return 0;
+}
+
+/* Undo a QP whose creation failed at @ret, for the create verbs to return. */
+static struct ibv_qp *pib_qp_fail(struct pib_qp *qp, bool created, int ret)
+{
+	if (created)
+		ibv_cmd_destroy_qp(&qp->vqp.qp);
+	pib_qp_free(qp);
+	errno = ret;
+	return NULL;
+}
+
+struct ibv_qp *pib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct pib_ucreate_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	struct pib_qp *qp;
+	int ret;
+
+	if (!pib_qp_type_supported(attr->qp_type)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = pib_qp_alloc();
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		return pib_qp_fail(qp, false, ret);
+	ret = pib_qp_setup(qp, pd->context, &resp.drv, &attr->cap);
+	if (ret)
+		return pib_qp_fail(qp, true, ret);
+	return &qp->vqp.qp;
+}
+
+/* EOPNOTSUPP for what ibv_create_qp_ex may ask and pib does not have. */
+static int pib_qp_attr_ex_check(const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!pib_qp_type_supported(attr->qp_type))
+		return EOPNOTSUPP;
+	if (attr->comp_mask & ~(uint32_t)PIB_QP_COMP_MASK)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	    (attr->send_ops_flags & ~pib_send_ops_supported(attr->qp_type)))
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * Make ibv_qp_to_qp_ex() find the wr_* API. It tests VERBS_QP_EX in
+ * verbs_qp.comp_mask, which follows struct ibv_qp_ex. rdma-core 45 added a
+ * pointer (wr_flush) to the end of that struct and kept the private ABI,
+ * so libibverbs 44 (Debian 12) reads comp_mask one pointer before where
+ * the headers we build with put it: in wr_flush, which pib leaves unused.
+ * Ask the running library, and mark that older place too only if it does
+ * not see ours; EOPNOTSUPP if it sees neither.
+ */
+static int pib_qp_expose_ex(struct pib_qp *qp)
+{
+	char *old_place = (char *)&qp->vqp +
+			  offsetof(struct verbs_qp, comp_mask) - sizeof(void *);
+	uint32_t mask = VERBS_QP_EX;
+
+	qp->vqp.comp_mask |= VERBS_QP_EX;
+	if (ibv_qp_to_qp_ex(&qp->vqp.qp))
+		return 0;
+	memcpy(old_place, &mask, sizeof(mask));
+	return ibv_qp_to_qp_ex(&qp->vqp.qp) ? 0 : EOPNOTSUPP;
+}
+
+struct ibv_qp *pib_create_qp_ex(struct ibv_context *ctx,
+				struct ibv_qp_init_attr_ex *attr)
+{
+	struct pib_ucreate_qp_ex_resp resp = {};
+	struct ibv_create_qp_ex cmd = {};
+	struct pib_qp *qp;
+	int ret = pib_qp_attr_ex_check(attr);
+
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	qp = pib_qp_alloc();
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		return pib_qp_fail(qp, false, ret);
+	ret = pib_qp_setup(qp, ctx, &resp.drv, &attr->cap);
+	/* ibv_qp_to_qp_ex() answers NULL unless the wr_* API was asked for. */
+	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+		pib_qp_ex_set_ops(qp, attr->send_ops_flags);
+		ret = pib_qp_expose_ex(qp);
+	}
+	if (ret)
+		return pib_qp_fail(qp, true, ret);
+	return &qp->vqp.qp;
+}
+
+/*
+ * A QP in RESET has no work requests. Whatever the kernel did with its
+ * consumer indices, the rings restart where they stand, so that the
+ * indices of both sides agree for the QP's next life.
+ */
+static void pib_qp_discard(struct pib_qp *qp)
+{
+	pthread_spin_lock(&qp->sq_lock);
+	pib_ring_discard(&qp->sq.ring);
+	pthread_spin_unlock(&qp->sq_lock);
+	if (!qp->rq.ring.buf)
+		return;
+	pthread_spin_lock(&qp->rq_lock);
+	pib_ring_discard(&qp->rq.ring);
+	pthread_spin_unlock(&qp->rq_lock);
+}
+
+int pib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int ret;
+
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ret || !(attr_mask & IBV_QP_STATE))
+		return ret;
+	if (attr->qp_state == IBV_QPS_RESET)
+		pib_qp_discard(qp);
+	/* Read by posters without a lock: a plain atomic int. */
+	__atomic_store_n(&qp->state, attr->qp_state, __ATOMIC_RELAXED);
+	return 0;
+}
+
+int pib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		 struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int pib_destroy_qp(struct ibv_qp *ibqp)
+{
+	int ret = ibv_cmd_destroy_qp(ibqp);
+
+	if (ret)
+		return ret;
+	pib_qp_free(to_pib_qp(ibqp));
+	return 0;
+}
+
+/*
+ * Sends need RTS or SQD. In SQE and ERR (which the kernel may enter on
+ * its own) they are accepted, and the kernel completes them flushed, as
+ * the IBA wants.
+ */
+int pib_qp_send_err(struct pib_qp *qp)
+{
+	switch (__atomic_load_n(&qp->state, __ATOMIC_RELAXED)) {
+	case IBV_QPS_RESET:
+	case IBV_QPS_INIT:
+	case IBV_QPS_RTR:
+		return EINVAL;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * The doorbell: the uverbs post_send command with no work requests.
+ * ibv_cmd_post_send() with an empty list sends exactly that (qp_handle,
+ * wr_count 0, sge_count 0, wqe_size of struct ib_uverbs_send_wr), and
+ * the kernel's post_send, given no work requests, looks at the SQ.
+ */
+int pib_qp_doorbell(struct pib_qp *qp)
+{
+	struct ibv_send_wr *bad = NULL;
+
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+/*
+ * If the doorbell fails the WQEs are in the ring already (a later
+ * doorbell would send them): the error goes to the caller with the first
+ * work request as *bad_wr, since one that fails must point somewhere.
+ */
+int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr)
+{
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	uint32_t posted;
+	int ret = pib_qp_send_err(qp);
+	int db;
+
+	if (ret) {
+		*bad_wr = wr;
+		return ret;
+	}
+	pthread_spin_lock(&qp->sq_lock);
+	ret = pib_sq_post(&qp->sq, wr, bad_wr, &posted);
+	pthread_spin_unlock(&qp->sq_lock);
+	if (!posted)
+		return ret;
+	db = pib_qp_doorbell(qp);
+	if (db && !ret) {
+		*bad_wr = wr;
+		ret = db;
+	}
+	return ret;
+}
+
+/* Receives may be posted in every state but RESET; an SRQ's QP has no RQ. */
+int pib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		  struct ibv_recv_wr **bad_wr)
+{
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	int ret;
+
+	if (!qp->rq.ring.buf ||
+	    __atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&qp->rq_lock);
+	ret = pib_rq_post(&qp->rq, wr, bad_wr);
+	pthread_spin_unlock(&qp->rq_lock);
+	return ret;
+}
+
+int pib_attach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	return ibv_cmd_attach_mcast(ibqp, gid, lid);
+}
+
+int pib_detach_mcast(struct ibv_qp *ibqp, const union ibv_gid *gid,
+		     uint16_t lid)
+{
+	return ibv_cmd_detach_mcast(ibqp, gid, lid);
+}
