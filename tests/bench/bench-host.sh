@@ -1,0 +1,234 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 2400
+#
+# bench-host.sh: what each guest of `make bench` runs (see tests/bench/run).
+# Both hosts bring up pib (opensm on host1) and rdma_rxe on eth0; then, for
+# each round, test and size, pib and rxe take turns: host1 runs the perftest
+# server, host2 the client, and iperf3 gives the TCP ceiling once per round.
+# host2 appends one line per measurement to $PIB_RESULTS/bench.tsv:
+#   ROUND TEST SIZE DEV VALUE     (VALUE: MB/s for bw, usec for lat,
+#                                  Mbit/s for tcp; "n/a" when the run failed)
+# and keeps every tool's output in $PIB_RESULTS/runs/. Nothing here fails
+# the run: a device that cannot be set up or a tool that fails or hangs
+# gives "n/a" and the bench goes on.
+#
+# Settings (environment, set by tests/bench/run): BENCH_ROUNDS,
+# BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_BW_ITERS,
+# BENCH_LAT_ITERS, BENCH_TOOL_TIMEOUT.
+. "$PIB_SRC/tests/lib.sh"
+
+rounds=${BENCH_ROUNDS:-5}
+tests=${BENCH_TESTS:-"send_bw send_lat write_bw write_lat read_bw read_lat"}
+bw_sizes=${BENCH_BW_SIZES:-"4096 65536"}
+lat_sizes=${BENCH_LAT_SIZES:-"8 4096"}
+bw_iters=${BENCH_BW_ITERS:-200}
+lat_iters=${BENCH_LAT_ITERS:-500}
+tool_timeout=${BENCH_TOOL_TIMEOUT:-45}	# seconds for one client run
+hang_budget=3			# timed-out runs before a device is skipped
+server_ip=10.99.0.1
+sync=$PIB_RESULTS/sync
+runs=$PIB_RESULTS/runs
+tsv=$PIB_RESULTS/bench.tsv
+mkdir -p "$sync" "$runs"
+
+say() { echo "bench: $*"; }
+
+# Install pib as a user does. Someone may be editing the source tree, which
+# makes `make install` try to rebuild on the read-only root: try again later.
+pib_try_install() {
+	local try
+	for try in 1 2 3 4 5; do
+		if make -s -C "$PIB_SRC" install DEPMOD=true >/tmp/install.log 2>&1; then
+			cp "$PIB_SRC/build/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" &&
+				return 0
+		fi
+		say "make install failed (try $try of 5): $(tail -n 1 /tmp/install.log)"
+		sleep 20
+	done
+	return 1
+}
+
+# both_ok NAME: this host's status NAME is "ok", and so is the other's.
+both_ok() {
+	local i
+	for i in $(seq "$PIB_HOSTS"); do
+		[ "$(cat "$sync/$1.$i" 2>/dev/null)" = ok ] || return 1
+	done
+}
+
+# status NAME OK: publish this host's status, wait for the other's.
+status() {
+	echo "$2" > "$sync/$1.$PIB_HOST"
+	barrier "$1"
+}
+
+# ---------------------------------------------------------------- setup
+modprobe -a ib_uverbs ib_umad rdma_rxe 2>/dev/null
+st=fail
+pib_try_install && st=ok
+status pib-installed $st
+pib=fail
+if both_ok pib-installed; then
+	pib_fabric_up		# opensm on host1, every port ACTIVE (or not)
+	grep -q ACTIVE /sys/class/infiniband/pibeth0/ports/1/state 2>/dev/null && pib=ok
+fi
+
+rxe=fail rxe_gid=""
+if rdma link add rxe0 type rxe netdev eth0 &&
+	wait_for 30 grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state; then
+	# The RoCE v2 GID of our IPv4 address (::ffff:10.99.0.N).
+	hex=$(printf '%02x%02x:%02x%02x' 10 99 0 "$PIB_HOST")
+	for _ in $(seq 50); do
+		rxe_gid=$(grep -l "ffff:$hex$" /sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null |
+			head -n 1)
+		[ -n "$rxe_gid" ] && break
+		sleep 0.2
+	done
+	rxe_gid=${rxe_gid##*/}
+	[ -n "$rxe_gid" ] && rxe=ok
+fi
+
+# A provider that crashes takes every libibverbs program down, rxe's too
+# (libibverbs tries each provider on each device): measure without it.
+ibv_devices >/tmp/ibv_devices.log 2>&1
+st=$?
+if [ $st != 0 ]; then
+	if [ -e /etc/libibverbs.d/pib.driver ]; then
+		say "ibv_devices fails (exit $st) with pib's provider installed and" \
+			"$(ib_devs | tr '\n' ' ')present: removing the provider, pib is n/a"
+		rm -f /etc/libibverbs.d/pib.driver
+		pib=fail
+	fi
+	ibv_devices >/dev/null 2>&1 || { say "ibv_devices fails even so"; rxe=fail; }
+fi
+status pib-active $pib
+both_ok pib-active && pib=ok || pib=fail
+status rxe-active $rxe
+both_ok rxe-active && rxe=ok || rxe=fail
+say "pib: $pib$(test $pib = ok && echo ", LID $(cat /sys/class/infiniband/pibeth0/ports/1/lid)")"
+say "rxe: $rxe${rxe_gid:+, GID index $rxe_gid}"
+for d in pibeth0:$pib rxe0:$rxe; do
+	[ "${d#*:}" = ok ] &&
+		say "${d%:*}:$(ibv_devinfo -d "${d%:*}" | grep -E 'active_mtu|link_layer' | tr -s ' \t' ' ' |
+			tr '\n' ';')"
+done
+[ "$PIB_HOST" = 1 ] || : > "$tsv"
+
+# ---------------------------------------------------------------- runs
+# Per run ID, host2 decides (go.ID: run or skip), host1 starts the server
+# and says when it listens (ready.ID: ok or fail), host2 runs the client
+# and says when it is done (cend.ID), host1 stops the server (send.ID).
+# Commands name their TCP port @PORT@ and the server's address @HOST@.
+declare -A hangs=()
+id=0
+
+# serve ID CMD...: host1's half of a run.
+serve() {
+	local id=$1 port=$((20000 + $1)) pid st=fail
+	shift
+	local cmd=("${@//@PORT@/$port}")
+	wait_for 300 test -e "$sync/go.$id" || { say "host2 gone at run $id"; exit 0; }
+	[ "$(cat "$sync/go.$id")" = run ] || return 0
+	echo "${cmd[*]}" >"$runs/$id.server.log"
+	timeout $((tool_timeout + 30)) "${cmd[@]}" >>"$runs/$id.server.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 150); do
+		if ss -Hltn "sport = :$port" | grep -q .; then st=ok; break; fi
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	echo $st > "$sync/ready.$id"
+	wait_for $((tool_timeout + 30)) test -e "$sync/cend.$id"
+	for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	touch "$sync/send.$id"
+}
+
+# measure ID ROUND TEST SIZE DEV PARSER CMD...: host2's half of a run.
+measure() {
+	local id=$1 round=$2 test=$3 size=$4 dev=$5 parse=$6 port=$((20000 + $1))
+	local log=$runs/$id.client.log value=n/a ok=run st
+	shift 6
+	local cmd=("${@//@PORT@/$port}")
+	cmd=("${cmd[@]//@HOST@/$server_ip}")
+	[ "$dev" = pib ] && [ $pib != ok ] && ok=skip
+	[ "$dev" = rxe ] && [ $rxe != ok ] && ok=skip
+	[ "${hangs[$dev]:-0}" -ge $hang_budget ] && ok=skip
+	echo $ok > "$sync/go.$id"
+	if [ $ok = run ]; then
+		if ! wait_for 60 test -e "$sync/ready.$id"; then
+			say "host1 gone at run $id"
+			exit 0
+		fi
+		if [ "$(cat "$sync/ready.$id")" = ok ]; then
+			echo "${cmd[*]}" >"$log"
+			timeout "$tool_timeout" "${cmd[@]}" >>"$log" 2>&1
+			st=$?
+			[ $st = 124 ] && hangs[$dev]=$((${hangs[$dev]:-0} + 1))
+			value=$($parse "$size" <"$log")
+		else
+			echo "the server did not start: see $id.server.log" >"$log"
+		fi
+		touch "$sync/cend.$id"
+		wait_for $((tool_timeout + 60)) test -e "$sync/send.$id"
+	fi
+	[ -n "$value" ] || value=n/a
+	echo "$round $test $size $dev $value" >>"$tsv"
+	say "round $round/$rounds $test $size $dev: $value$([ $ok = skip ] && echo ' (skipped)')"
+}
+
+# Parsers read a tool's output and print one number (or nothing).
+bw_avg() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ && $4 + 0 > 0 { v = $4 } END { print v }'; }
+lat_typ() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ && $5 + 0 > 0 { v = $5 } END { print v }'; }
+tcp_mbit() {
+	awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") v = $(i - 1) }
+	     END { print v }'
+}
+
+# step ROUND TEST SIZE DEV: one measurement, on whichever side we are.
+step() {
+	local round=$1 test=$2 size=$3 dev=$4 cmd parse
+	id=$((id + 1))
+	case $test in
+	tcp)
+		if [ "$PIB_HOST" = 1 ]; then
+			serve $id iperf3 -s -1 -p @PORT@
+		else
+			measure $id "$round" tcp - tcp tcp_mbit iperf3 -f m -t 5 -p @PORT@ -c @HOST@
+		fi
+		return
+		;;
+	*_bw) cmd=("ib_$test" -n "$bw_iters") parse=bw_avg ;;
+	*_lat) cmd=("ib_$test" -n "$lat_iters") parse=lat_typ ;;
+	esac
+	cmd+=(-F -i 1 -s "$size" -p @PORT@)
+	if [ "$dev" = pib ]; then
+		cmd+=(-d pibeth0)
+	else
+		cmd+=(-d rxe0 -x "${rxe_gid:-0}")
+	fi
+	if [ "$PIB_HOST" = 1 ]; then
+		serve $id "${cmd[@]}"
+	else
+		measure $id "$round" "$test" "$size" "$dev" $parse "${cmd[@]}" @HOST@
+	fi
+}
+
+barrier measure
+for round in $(seq "$rounds"); do
+	step "$round" tcp - tcp
+	for test in $tests; do
+		sizes=$bw_sizes
+		[ "${test%_lat}" != "$test" ] && sizes=$lat_sizes
+		for size in $sizes; do
+			step "$round" "$test" "$size" pib
+			step "$round" "$test" "$size" rxe
+		done
+	done
+done
+barrier finished
+say "done"
+exit 0
