@@ -296,7 +296,8 @@ struct pib_switch {
  * @special_qp: QP0 and QP1, once created
  * @mrs: memory regions by key index
  * @txq: packets the port sends, waiting for @tx_work
- * @tx_work: hands @txq to the switch, in process context
+ * @ackq: ACKs and NAKs the port sends; they go before @txq
+ * @tx_work: hands @ackq and @txq to the switch, in process context
  * @qps: QPs by number, 2 and up (RCU)
  * @mcast_lock: protects @mcast
  * @mcast: multicast attachments (struct pib_mcast_attach, RCU)
@@ -321,6 +322,7 @@ struct pib_dev {
 	struct pib_qp __rcu *special_qp[PIB_NUM_SPECIAL_QPS];
 	struct xarray mrs;
 	struct sk_buff_head txq;
+	struct sk_buff_head ackq;
 	struct work_struct tx_work;
 	struct xarray qps;
 	spinlock_t mcast_lock;
@@ -759,7 +761,7 @@ void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q);
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -20,7 +20,7 @@
 #define PIB_NAK_OPERATIONAL	3
 
 /* Retransmit timeouts shorter than this are lengthened: a soft HCA is slow. */
-#define PIB_MIN_TIMEOUT_MS	10
+#define PIB_MIN_TIMEOUT_MS	200
 /* rnr_retry 7: retry forever. */
 #define PIB_RNR_INFINITE	7
 
@@ -200,25 +200,47 @@ static void pib_req_rewind(struct pib_qp *qp)
 {
 	struct pib_req *req = &qp->req;
 	u32 cons = qp->sq.ring.cons;
+	struct pib_swqe *st;
+	int d;
 
 	if (cons == req->cur)
 		return;
-	req->psn = pib_sq_st(qp, cons)->first_psn;
-	pib_sq_st(qp, cons)->resp_off = 0;
-	req->cur = cons;
+	st = pib_sq_st(qp, cons);
+	req->psn = st->first_psn;
 	req->offset = 0;
+	st->resp_off = 0;
+	/* A SEND or WRITE resumes after its acknowledged packets. */
+	d = pib_psn_diff(req->acked_psn, st->first_psn);
+	if (!pib_wqe_has_response(pib_sq_wqe(qp, cons)) && d >= 0 &&
+	    pib_psn_diff(req->acked_psn, st->last_psn) < 0) {
+		req->psn = (req->acked_psn + 1) & PIB_PSN_MASK;
+		req->offset = (d + 1) * qp->mtu;
+	}
+	req->cur = cons;
 	req->rd_atomic = 0;
 	req->since_ack_req = 0;
 }
 
-/* Complete what the responder acknowledged, in order. Return progress. */
-static bool pib_comp_advance(struct pib_qp *qp)
+/* The responder made progress: the timer and the retry counts start over. */
+static void pib_comp_progress(struct pib_qp *qp)
+{
+	struct pib_req *req = &qp->req;
+	unsigned long t = pib_req_timeout(qp);
+
+	req->retry_left = qp->retry_cnt;
+	req->rnr_left = qp->rnr_retry;
+	if (qp->sq.ring.cons == req->cur)
+		del_timer(&req->timer);
+	else if (t && !req->rnr_wait)
+		mod_timer(&req->timer, jiffies + t);
+}
+
+/* Complete what the responder acknowledged, in order. */
+static void pib_comp_advance(struct pib_qp *qp)
 {
 	struct pib_req *req = &qp->req;
 	struct pib_send_wqe *wqe;
 	struct pib_swqe *st;
-	bool progress = false;
-	unsigned long t;
 
 	while (qp->sq.ring.cons != req->cur) {
 		wqe = pib_sq_wqe(qp, qp->sq.ring.cons);
@@ -228,26 +250,22 @@ static bool pib_comp_advance(struct pib_qp *qp)
 		     pib_psn_diff(req->acked_psn, st->last_psn) < 0))
 			break;
 		pib_sq_complete(qp, IB_WC_SUCCESS);
-		progress = true;
 	}
-	if (!progress)
-		return false;
-	req->retry_left = qp->retry_cnt;
-	req->rnr_left = qp->rnr_retry;
-	t = pib_req_timeout(qp);
-	if (qp->sq.ring.cons == req->cur)
-		del_timer(&req->timer);
-	else if (t && !req->rnr_wait)
-		mod_timer(&req->timer, jiffies + t);
-	return true;
 }
 
-/* Everything before @psn is acknowledged. */
-static bool pib_comp_ack_to(struct pib_qp *qp, u32 psn)
+/*
+ * Everything up to @psn is acknowledged. Only WQEs the requester moved
+ * past can complete, so an ACK from the future completes nothing unsent.
+ */
+static void pib_comp_ack_to(struct pib_qp *qp, u32 psn)
 {
-	if (pib_psn_diff(psn, qp->req.acked_psn) > 0)
+	bool progress = pib_psn_diff(psn, qp->req.acked_psn) > 0;
+
+	if (progress)
 		qp->req.acked_psn = psn;
-	return pib_comp_advance(qp);
+	pib_comp_advance(qp);
+	if (progress)
+		pib_comp_progress(qp);
 }
 
 /* Fail the oldest WQE with @status: the QP goes to ERR. */
@@ -359,6 +377,7 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	st->resp_off += pkt->payload_len;
+	pib_comp_progress(qp);
 	if (pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
 	    pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY)
 		st->resp_done = true;

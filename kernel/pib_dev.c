@@ -177,7 +177,9 @@ static void pib_dev_tx_work(struct work_struct *work)
 	struct pib_dev *dev = container_of(work, struct pib_dev, tx_work);
 	struct sk_buff *skb;
 
-	while ((skb = skb_dequeue(&dev->txq))) {
+	/* ACKs first: behind data they would time out the peer's requests. */
+	while ((skb = skb_dequeue(&dev->ackq)) ||
+	       (skb = skb_dequeue(&dev->txq))) {
 		pib_switch_input(dev->sw, pib_sw_hca_port(dev), skb->data,
 				 skb->len);
 		consume_skb(skb);
@@ -205,6 +207,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	INIT_LIST_HEAD(&dev->mcast);
 	spin_lock_init(&dev->atomic_lock);
 	skb_queue_head_init(&dev->txq);
+	skb_queue_head_init(&dev->ackq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
@@ -352,6 +355,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->qps);
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
+	skb_queue_purge(&dev->ackq);
 	pib_switch_detach(dev->sw, dev);
 	pib_switch_put(dev->sw);
 	dev_put(dev->ndev);

@@ -173,13 +173,15 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
  * pib_dev_send() - send packets out of the HCA's port, in order
  * @dev: the device
  * @q: the packets (sealed); emptied
+ * @acks: they are ACKs or NAKs, which overtake the data waiting to leave
  *
  * A port that is DOWN sends nothing, and only SMPs (VL15) may leave a port
  * that is not ACTIVE (IBA 7.2): the others are discarded there. The
  * switch takes them in process context, from the device's transmit work.
  */
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q)
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks)
 {
+	struct sk_buff_head *txq = acks ? &dev->ackq : &dev->txq;
 	struct pib_counters *c = &dev->port.counters;
 	enum ib_port_state state = READ_ONCE(dev->port.state);
 	struct sk_buff *skb;
@@ -188,7 +190,7 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q)
 
 	if (skb_queue_empty(q))
 		return;
-	spin_lock_irqsave(&dev->txq.lock, flags);
+	spin_lock_irqsave(&txq->lock, flags);
 	while ((skb = __skb_dequeue(q))) {
 		if (state == IB_PORT_DOWN ||
 		    (state != IB_PORT_ACTIVE && (skb->data[0] >> 4) != PIB_VL15)) {
@@ -198,10 +200,10 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q)
 		}
 		atomic64_inc(&c->xmit_packets);
 		atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
-		__skb_queue_tail(&dev->txq, skb);
+		__skb_queue_tail(txq, skb);
 		any = true;
 	}
-	spin_unlock_irqrestore(&dev->txq.lock, flags);
+	spin_unlock_irqrestore(&txq->lock, flags);
 	if (any)
 		schedule_work(&dev->tx_work);
 }

@@ -12,7 +12,7 @@
 #include "pib_abi.h"
 
 /* Packets an RC requester may have unacknowledged. */
-#define PIB_RC_WINDOW		256
+#define PIB_RC_WINDOW		128
 /* An RC requester asks for an ACK at least this often. */
 #define PIB_ACK_REQ_EVERY	32
 /* Packets one run of a QP's work sends before it yields. */
@@ -485,9 +485,7 @@ static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
 		return false;
 	if (pib_wqe_has_response(wqe) && req->rd_atomic >= qp->max_rd_atomic)
 		return false;
-	return pib_psn_diff(req->psn,
-			    sq->st[cons & (sq->ring.num - 1)].first_psn) <
-	       PIB_RC_WINDOW;
+	return pib_psn_diff(req->psn, req->acked_psn) <= PIB_RC_WINDOW;
 }
 
 /* The WQE at req.cur is all sent: move on, complete it unless RC. */
@@ -531,6 +529,9 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			if (!pib_req_may_start(qp, wqe))
 				return false;
 			st->first_psn = req->psn;
+		} else if (qp->ibqp.qp_type == IB_QPT_RC &&
+			   pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW) {
+			return false;	/* an ACK will kick the work */
 		}
 		if (!st->npkts) {
 			if (pib_req_local(qp, wqe)) {
@@ -581,7 +582,7 @@ void pib_qp_work(struct work_struct *work)
 	more = pib_resp_send_reads(qp, &q, PIB_REQ_BUDGET);
 	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, false);
 	pib_qp_notify_cqs(qp);
 	if (more)
 		pib_qp_kick(qp);

@@ -118,3 +118,72 @@ pib_done() {
 	echo "FAILED: $pib_failures check(s) in $(basename "$PIB_SCENARIO")"
 	exit 1
 }
+
+# pair_run NAME SECONDS CMD...: run CMD as a server and as its client, both
+# must exit 0. With two hosts, host1 serves on $PAIR_DEV and host2 connects
+# to host1's address; on one host, the server uses $PAIR_DEV and the client
+# $PAIR_DEV2, connecting to localhost. The outputs are in
+# $PIB_RESULTS/pair/NAME.{server,client}.host<i>; $pair_out holds this
+# host's.
+pair_run() {
+	local name=$1 t=$2 dir=$PIB_RESULTS/pair pid st=0 srv cli
+	shift 2
+	mkdir -p "$dir"
+	srv=$dir/$name.server.host$PIB_HOST
+	cli=$dir/$name.client.host$PIB_HOST
+	if [ "$PIB_HOSTS" = 1 ]; then
+		timeout "$t" "$@" -d "$PAIR_DEV" >"$srv" 2>&1 &
+		pid=$!
+		sleep 2
+		timeout "$t" "$@" -d "$PAIR_DEV2" localhost >"$cli" 2>&1 || st=$?
+		wait "$pid" || st=$((st ? st : $?))
+		pair_out=$(cat "$srv" "$cli")
+	elif [ "$PIB_HOST" = 1 ]; then
+		timeout "$t" "$@" -d "$PAIR_DEV" >"$srv" 2>&1 &
+		pid=$!
+		barrier "listen-$name"
+		wait "$pid" || st=$?
+		pair_out=$(cat "$srv")
+	else
+		barrier "listen-$name"
+		sleep 2
+		timeout "$t" "$@" -d "$PAIR_DEV" 10.99.0.1 >"$cli" 2>&1 || st=$?
+		pair_out=$(cat "$cli")
+	fi
+	if [ "$st" = 0 ]; then
+		ok "$name"
+	else
+		fail "$name: exit $st:"
+		tail -n 15 <<<"$pair_out" | sed 's/^/    /'
+	fi
+	[ "$PIB_HOSTS" = 1 ] || barrier "done-$name"
+	return "$st"
+}
+
+# verbs_suite: the unmodified tools every IB user runs, as pair_run pairs.
+verbs_suite() {
+	local mtu=$1
+	pair_run rc_pingpong 120 ibv_rc_pingpong -n 50 -c
+	pair_run rc_pingpong_1MiB 180 ibv_rc_pingpong -n 4 -s 1048576 -c
+	pair_run uc_pingpong 120 ibv_uc_pingpong -n 50 -c
+	pair_run ud_pingpong 120 ibv_ud_pingpong -n 50 -s $((mtu - 40)) -c
+	pair_run srq_pingpong 120 ibv_srq_pingpong -n 50 -c
+	pair_run send_bw_all_sizes 300 ib_send_bw -a -n 5 -F
+	pair_run send_bw_uc 120 ib_send_bw -c UC -n 100 -F
+	pair_run send_bw_ud_all_sizes 120 ib_send_bw -c UD -a -n 20 -F
+	pair_run send_bw_4qp 120 ib_send_bw -q 4 -n 100 -F
+	pair_run send_bw_bidir 120 ib_send_bw -b -n 100 -F
+	pair_run send_lat 120 ib_send_lat -n 100 -F
+	pair_run send_lat_uc 120 ib_send_lat -c UC -n 100 -F
+	pair_run send_lat_ud 120 ib_send_lat -c UD -n 100 -F
+	pair_run write_bw_all_sizes 300 ib_write_bw -a -n 5 -F
+	pair_run write_bw_uc 120 ib_write_bw -c UC -n 100 -F
+	pair_run write_bw_bidir 120 ib_write_bw -b -q 4 -n 100 -F
+	pair_run write_lat 120 ib_write_lat -n 100 -F
+	pair_run write_lat_uc 120 ib_write_lat -c UC -n 100 -F
+	pair_run read_bw_all_sizes 300 ib_read_bw -a -n 5 -F
+	pair_run read_lat 120 ib_read_lat -n 100 -F
+	pair_run atomic_bw 120 ib_atomic_bw -n 100 -F
+	pair_run atomic_bw_cmp_swap 120 ib_atomic_bw -A CMP_AND_SWAP -n 100 -F
+	pair_run atomic_lat 120 ib_atomic_lat -n 100 -F
+}

@@ -1,0 +1,15 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 1800
+# The data path across the LAN, under opensm: ibv_*_pingpong with their
+# data checks, and perftest for every transport and operation (sizes from
+# 1 byte up with -a, several QPs, bidirectional), unmodified.
+. "$PIB_SRC/tests/lib.sh"
+
+pib_install
+pib_fabric_up
+PAIR_DEV=pibeth0
+verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+cat /sys/kernel/debug/pib/eth0
+pib_done
