@@ -493,6 +493,7 @@ struct pib_srq {
  * @last_psn: PSN of its last packet (of its last response, for READ)
  * @npkts: packets of the request (READ and atomics: 1)
  * @resp_off: READ: bytes of response received
+ * @resp_start: READ: where the responses to its latest request start
  * @len: bytes of the message
  * @sent: its packets have all been sent once
  * @resp_done: READ and atomics: the whole response arrived
@@ -502,6 +503,7 @@ struct pib_swqe {
 	u32 last_psn;
 	u32 npkts;
 	u32 resp_off;
+	u32 resp_start;
 	u32 len;
 	bool sent;
 	bool resp_done;
@@ -536,6 +538,7 @@ struct pib_sq {
  * @rd_atomic: READs and atomics outstanding
  * @since_ack_req: packets sent since the last one with AckReq
  * @rnr_wait: waiting for the RNR timer
+ * @read_gap: READ responses went missing and the READ was asked again
  * @fatal_pending: IB_EVENT_QP_FATAL is to be raised
  * @timer: retransmit and RNR timer
  */
@@ -549,6 +552,7 @@ struct pib_req {
 	u32 rd_atomic;
 	u32 since_ack_req;
 	bool rnr_wait;
+	bool read_gap;
 	bool fatal_pending;
 	struct timer_list timer;
 };
@@ -558,6 +562,8 @@ struct pib_req {
  * @opcode: PIB_OP_RC_READ_REQUEST or an atomic opcode; 0 when free
  * @psn: PSN of the request
  * @end_psn: PSN after its last response
+ * @start: READ: where its current run of responses starts (a duplicate
+ *	request restarts them in the middle)
  * @va: READ: remote address
  * @rkey: READ: R_Key
  * @len: READ: bytes
@@ -572,6 +578,7 @@ struct pib_rd_res {
 	u32 rkey;
 	u32 len;
 	u32 sent;
+	u32 start;
 	u64 orig;
 };
 

@@ -195,6 +195,15 @@ void pib_req_arm_timer(struct pib_qp *qp)
 		mod_timer(&qp->req.timer, jiffies + t);
 }
 
+/*
+ * Are packets out that the responder has not answered? The WQE being sent
+ * counts once a packet of it left.
+ */
+static bool pib_req_outstanding(struct pib_qp *qp)
+{
+	return qp->sq.ring.cons != qp->req.cur || qp->req.offset;
+}
+
 /* Go back to the oldest WQE not completed and send from there again. */
 static void pib_req_rewind(struct pib_qp *qp)
 {
@@ -203,12 +212,16 @@ static void pib_req_rewind(struct pib_qp *qp)
 	struct pib_swqe *st;
 	int d;
 
-	if (cons == req->cur)
+	if (!pib_req_outstanding(qp))
 		return;
 	st = pib_sq_st(qp, cons);
 	req->psn = st->first_psn;
 	req->offset = 0;
-	st->resp_off = 0;
+	req->read_gap = false;
+	/* A READ asks for what is missing: its PSN moves with the offset. */
+	st->resp_start = st->resp_off;
+	if (pib_sq_wqe(qp, cons)->opcode == PIB_WR_RDMA_READ)
+		req->psn = (st->first_psn + st->resp_off / qp->mtu) & PIB_PSN_MASK;
 	/* A SEND or WRITE resumes after its acknowledged packets. */
 	d = pib_psn_diff(req->acked_psn, st->first_psn);
 	if (!pib_wqe_has_response(pib_sq_wqe(qp, cons)) && d >= 0 &&
@@ -229,7 +242,7 @@ static void pib_comp_progress(struct pib_qp *qp)
 
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
-	if (qp->sq.ring.cons == req->cur)
+	if (!pib_req_outstanding(qp))
 		del_timer(&req->timer);
 	else if (t && !req->rnr_wait)
 		mod_timer(&req->timer, jiffies + t);
@@ -271,7 +284,7 @@ static void pib_comp_ack_to(struct pib_qp *qp, u32 psn)
 /* Fail the oldest WQE with @status: the QP goes to ERR. */
 static void pib_comp_fail(struct pib_qp *qp, enum ib_wc_status status)
 {
-	if (qp->sq.ring.cons != qp->req.cur)
+	if (pib_req_outstanding(qp))
 		pib_sq_complete(qp, status);
 	pib_qp_error(qp);
 }
@@ -314,7 +327,7 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 		return;
 	}
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
-	if (qp->sq.ring.cons == qp->req.cur)
+	if (!pib_req_outstanding(qp))
 		return;		/* a NAK for what completed already */
 	if (PIB_AETH_TYPE(syn) == PIB_AETH_RNR)
 		pib_comp_rnr(qp, code);
@@ -338,7 +351,7 @@ static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
 		      op == PIB_OP_RC_READ_RESPONSE_ONLY;
 	u32 n = pkt->payload_len;
 
-	if (starts != !st->resp_off)
+	if (starts != (st->resp_off == st->resp_start))
 		return false;
 	if (last)
 		return st->resp_off + n == st->len;
@@ -365,7 +378,10 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
 	if (d > 0) {
-		pib_comp_retry(qp);	/* responses were lost */
+		/* Responses were lost: ask again, once until the gap closes. */
+		if (!qp->req.read_gap)
+			pib_comp_retry(qp);
+		qp->req.read_gap = true;
 		return;
 	}
 	if (d < 0 || !pib_comp_read_fits(qp, st, pkt))
@@ -377,6 +393,7 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	st->resp_off += pkt->payload_len;
+	qp->req.read_gap = false;
 	pib_comp_progress(qp);
 	if (pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
 	    pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY)
@@ -459,7 +476,7 @@ void pib_req_timer(struct timer_list *t)
 	kick = true;
 	if (qp->req.rnr_wait)
 		qp->req.rnr_wait = false;
-	else if (qp->sq.ring.cons != qp->req.cur)
+	else if (pib_req_outstanding(qp))
 		pib_comp_retry(qp);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);

@@ -376,9 +376,10 @@ static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 		off += PIB_DETH_LEN;
 	}
 	if (rules & PIB_EXT_RETH) {
-		pib_put64(p + off, wqe->wr.rdma.remote_addr);
+		/* A READ that lost responses asks again for the rest only. */
+		pib_put64(p + off, wqe->wr.rdma.remote_addr + st->resp_off);
 		pib_put32(p + off + 8, wqe->wr.rdma.rkey);
-		pib_put32(p + off + 12, st->len);
+		pib_put32(p + off + 12, st->len - st->resp_off);
 		off += PIB_RETH_LEN;
 	}
 	if (rules & PIB_EXT_ATOMICETH) {
@@ -528,9 +529,11 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		if (!req->offset) {
 			if (!pib_req_may_start(qp, wqe))
 				return false;
-			st->first_psn = req->psn;
+			if (!st->sent)
+				st->first_psn = req->psn;
 		} else if (qp->ibqp.qp_type == IB_QPT_RC &&
 			   pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW) {
+			pib_req_arm_timer(qp);
 			return false;	/* an ACK will kick the work */
 		}
 		if (!st->npkts) {
@@ -550,8 +553,10 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			return true;	/* out of memory: try again later */
 		__skb_queue_tail(q, skb);
 		budget--;
+		if (qp->ibqp.qp_type == IB_QPT_RC)
+			pib_req_arm_timer(qp);
 		if (pib_wqe_has_response(wqe)) {
-			req->psn = (req->psn + st->npkts) & PIB_PSN_MASK;
+			req->psn = (st->first_psn + st->npkts) & PIB_PSN_MASK;
 			last = true;
 		} else {
 			req->psn = (req->psn + 1) & PIB_PSN_MASK;

@@ -235,6 +235,7 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 	res->rkey = rkey;
 	res->len = len;
 	res->sent = 0;
+	res->start = 0;
 	return PIB_RESP_OK;
 }
 
@@ -343,6 +344,7 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 	res->sent = ((pkt->bth.psn - res->psn) & PIB_PSN_MASK) * qp->mtu;
 	if (res->sent > res->len)
 		res->sent = 0;
+	res->start = res->sent;
 	if ((s32)(resp->res_tail - idx) > 0)
 		resp->res_tail = idx;
 	pib_qp_kick(qp);
@@ -462,7 +464,7 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	u32 n = min(res->len - res->sent, qp->mtu);
-	bool first = !res->sent, last = res->sent + n >= res->len;
+	bool first = res->sent == res->start, last = res->sent + n >= res->len;
 	struct pib_bth bth = {
 		.dest_qp = qp->dest_qpn,
 		.psn = (res->psn + res->sent / qp->mtu) & PIB_PSN_MASK,

@@ -317,21 +317,26 @@ int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
-/* Receives may be posted in every state but RESET; an SRQ's QP has no RQ. */
+/*
+ * Receives may be posted in every state but RESET; an SRQ's QP has no RQ.
+ * In ERR the kernel must flush them: the doorbell makes it look.
+ */
 int pib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		  struct ibv_recv_wr **bad_wr)
 {
 	struct pib_qp *qp = to_pib_qp(ibqp);
+	int state = __atomic_load_n(&qp->state, __ATOMIC_RELAXED);
 	int ret;
 
-	if (!qp->rq.ring.buf ||
-	    __atomic_load_n(&qp->state, __ATOMIC_RELAXED) == IBV_QPS_RESET) {
+	if (!qp->rq.ring.buf || state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
 	pthread_spin_lock(&qp->rq_lock);
 	ret = pib_rq_post(&qp->rq, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq_lock);
+	if (state == IBV_QPS_ERR)
+		pib_qp_doorbell(qp);
 	return ret;
 }
 

@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 1500
+# RC integrity across the LAN: pib-integrity moves checksummed SENDs,
+# WRITEs with immediate and READs of random sizes and scatter/gather
+# layouts from host2 to host1 and checks every byte, first on a clean LAN,
+# then while netem drops, duplicates, reorders and corrupts packets on both
+# hosts (every message must arrive once and intact), then with the LAN cut
+# (the QP must fail with a retry-exceeded status, in bounded time).
+. "$PIB_SRC/tests/lib.sh"
+
+tool=$PIB_SRC/build/tools/pib-integrity
+
+# integrity NAME CLIENT-OPTIONS...: one run, host1 serving, host2 the client.
+integrity() {
+	local name=$1 out st=0
+	shift
+	if [ "$PIB_HOST" = 1 ]; then
+		"$tool" --server -d pibeth0 --deadline 400 \
+			>"$PIB_RESULTS/$name.server" 2>&1 &
+		local pid=$!
+		barrier "listen-$name"
+		wait "$pid" || st=$?
+		out=$(cat "$PIB_RESULTS/$name.server")
+	else
+		barrier "listen-$name"
+		sleep 2
+		out=$("$tool" --client 10.99.0.1 -d pibeth0 --deadline 400 "$@" 2>&1) ||
+			st=$?
+	fi
+	echo "$out" | tail -n 3
+	if [ "$st" = 0 ]; then
+		ok "$name (host$PIB_HOST)"
+	else
+		fail "$name (host$PIB_HOST): exit $st"
+		tail -n 10 <<<"$out" | sed 's/^/    /'
+	fi
+	barrier "done-$name"
+}
+
+# netem on pib's UDP port only: the tool's TCP exchange stays clean.
+pib_netem() {
+	tc qdisc replace dev eth0 parent 1:3 handle 30: netem "$@"
+}
+
+pib_install
+pib_fabric_up
+integrity "clean LAN" -n 400 -s 200000 --sge 3 -S 1
+check "prio qdisc for pib's port" tc qdisc add dev eth0 root handle 1: prio
+check "filter pib's port" tc filter add dev eth0 parent 1: protocol ip u32 \
+	match ip dport 4792 0xffff flowid 1:3
+check "netem: loss, duplicates, reordering, corruption" \
+	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
+integrity "bad LAN" -n 300 -s 100000 --sge 4 -S 2
+integrity "bad LAN, writes and reads" -n 200 -s 300000 --ops write,read -S 3
+check "LAN cut for pib" pib_netem loss 100%
+start=$SECONDS
+integrity "cut LAN fails the QP" -n 200 --timeout 12 --retry-cnt 3 --expect-failure \
+	--deadline 120
+check "cut LAN: failed within 60 s" test $((SECONDS - start)) -lt 60
+check "netem off" tc qdisc del dev eth0 root
+cat /sys/kernel/debug/pib/eth0
+pib_done
