@@ -51,6 +51,8 @@
 #define PIB_MAX_MCAST_ATTACH	4096
 #define PIB_MAX_FAST_PAGES	512
 #define PIB_MAX_MSG		0x80000000U
+/* Most response packets one READ request of an RC requester asks for. */
+#define PIB_READ_CHUNK		32
 /* QP0 (SMI) and QP1 (GSI); other QPs are numbered from 2 up. */
 #define PIB_NUM_SPECIAL_QPS	2
 #define PIB_MAX_QPN		0xffffff
@@ -89,6 +91,21 @@ struct pib_counters {
 	atomic64_t xmit_discards;
 	atomic64_t rcv_errors;
 	atomic64_t link_downed;
+};
+
+/* Transport events counted per device, shown by `rdma statistic`. */
+enum pib_stat {
+	PIB_STAT_RETRANSMIT_TIMEOUTS,	/* local ACK timeouts */
+	PIB_STAT_SEQ_NAKS_RCVD,		/* PSN sequence NAKs received */
+	PIB_STAT_RNR_NAKS_RCVD,		/* RNR NAKs received */
+	PIB_STAT_SEQ_NAKS_SENT,		/* PSN sequence NAKs sent */
+	PIB_STAT_RNR_NAKS_SENT,		/* RNR NAKs sent */
+	PIB_STAT_DUP_REQUESTS,		/* duplicate requests received */
+	PIB_STAT_READ_GAPS,		/* READ responses missing, asked again */
+	PIB_STAT_RCV_NO_QP,		/* packets for no QP, or one that can't */
+	PIB_STAT_RCV_BAD_PKEY,		/* packets with a P_Key not the QP's */
+	PIB_STAT_UD_DROPS,		/* datagrams without a receive WQE */
+	PIB_NUM_STATS
 };
 
 /**
@@ -299,6 +316,7 @@ struct pib_switch {
  * @ackq: ACKs and NAKs the port sends; they go before @txq
  * @tx_work: hands @ackq and @txq to the switch, in process context
  * @qps: QPs by number, 2 and up (RCU)
+ * @next_qpn: where the search for a free QP number starts
  * @mcast_lock: protects @mcast
  * @mcast: multicast attachments (struct pib_mcast_attach, RCU)
  * @atomic_lock: makes atomic operations atomic among this HCA's QPs
@@ -309,6 +327,7 @@ struct pib_switch {
  * @qp_count: QPs allocated
  * @srq_count: SRQs allocated
  * @mcast_count: multicast attachments
+ * @stats: transport events, by enum pib_stat
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -325,6 +344,7 @@ struct pib_dev {
 	struct sk_buff_head ackq;
 	struct work_struct tx_work;
 	struct xarray qps;
+	u32 next_qpn;
 	spinlock_t mcast_lock;
 	struct list_head mcast;
 	spinlock_t atomic_lock;
@@ -335,7 +355,13 @@ struct pib_dev {
 	atomic_t qp_count;
 	atomic_t srq_count;
 	atomic_t mcast_count;
+	atomic64_t stats[PIB_NUM_STATS];
 };
+
+static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
+{
+	atomic64_inc(&container_of(ibdev, struct pib_dev, ibdev)->stats[stat]);
+}
 
 /**
  * struct pib_pd - a protection domain
@@ -568,6 +594,7 @@ struct pib_req {
  * @rkey: READ: R_Key
  * @len: READ: bytes
  * @sent: READ: bytes answered so far
+ * @done: READ: its last response went out
  * @orig: atomics: the original value, for a duplicate request
  */
 struct pib_rd_res {
@@ -579,6 +606,7 @@ struct pib_rd_res {
 	u32 len;
 	u32 sent;
 	u32 start;
+	bool done;
 	u64 orig;
 };
 
@@ -694,6 +722,18 @@ static inline struct pib_qp *to_pib_qp(struct ib_qp *ibqp)
 static inline struct pib_srq *to_pib_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct pib_srq, ibsrq);
+}
+
+/*
+ * Where the READ request whose responses include byte @off of a READ of
+ * @len bytes ends: READs go as requests of PIB_READ_CHUNK packets, aligned
+ * to the READ's start, also when one is asked again from its middle.
+ */
+static inline u32 pib_read_chunk_end(u32 mtu, u32 len, u32 off)
+{
+	u32 chunk = PIB_READ_CHUNK * mtu;
+
+	return min_t(u64, len, ((u64)off / chunk + 1) * chunk);
 }
 
 /* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */

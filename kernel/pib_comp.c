@@ -66,8 +66,6 @@ void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status)
 	u32 cons = sq->ring.cons;
 	struct pib_send_wqe *wqe = pib_sq_wqe(qp, cons);
 
-	if (cons != qp->req.cur && pib_wqe_has_response(wqe))
-		qp->req.rd_atomic--;
 	pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status);
 	pib_ring_consume(&sq->ring);
 	if (qp->req.cur == cons) {
@@ -218,10 +216,12 @@ static void pib_req_rewind(struct pib_qp *qp)
 	req->psn = st->first_psn;
 	req->offset = 0;
 	req->read_gap = false;
-	/* A READ asks for what is missing: its PSN moves with the offset. */
+	/* A READ asks again for what is missing, from its first lost byte. */
 	st->resp_start = st->resp_off;
-	if (pib_sq_wqe(qp, cons)->opcode == PIB_WR_RDMA_READ)
+	if (pib_sq_wqe(qp, cons)->opcode == PIB_WR_RDMA_READ) {
 		req->psn = (st->first_psn + st->resp_off / qp->mtu) & PIB_PSN_MASK;
+		req->offset = st->resp_off;
+	}
 	/* A SEND or WRITE resumes after its acknowledged packets. */
 	d = pib_psn_diff(req->acked_psn, st->first_psn);
 	if (!pib_wqe_has_response(pib_sq_wqe(qp, cons)) && d >= 0 &&
@@ -329,18 +329,24 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
 	if (!pib_req_outstanding(qp))
 		return;		/* a NAK for what completed already */
-	if (PIB_AETH_TYPE(syn) == PIB_AETH_RNR)
+	if (PIB_AETH_TYPE(syn) == PIB_AETH_RNR) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_RCVD);
 		pib_comp_rnr(qp, code);
-	else if (PIB_AETH_TYPE(syn) != PIB_AETH_NAK)
+	} else if (PIB_AETH_TYPE(syn) != PIB_AETH_NAK) {
 		return;
-	else if (code == PIB_NAK_PSN_SEQ)
+	} else if (code == PIB_NAK_PSN_SEQ) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_RCVD);
 		pib_comp_retry(qp);
+	}
 	else
 		pib_comp_fail(qp, code < ARRAY_SIZE(nak_status) && nak_status[code] ?
 				  nak_status[code] : IB_WC_REM_INV_REQ_ERR);
 }
 
-/* The READ at the head of the SQ expects @psn with this opcode, or not. */
+/*
+ * Does a response fit where the READ at the head of the SQ stands? Each
+ * request's responses start with FIRST (or ONLY) and end with LAST.
+ */
 static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
 			       const struct pib_pkt *pkt)
 {
@@ -349,13 +355,16 @@ static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
 		    op == PIB_OP_RC_READ_RESPONSE_ONLY;
 	bool starts = op == PIB_OP_RC_READ_RESPONSE_FIRST ||
 		      op == PIB_OP_RC_READ_RESPONSE_ONLY;
+	u32 chunk = PIB_READ_CHUNK * qp->mtu;
+	u32 end = pib_read_chunk_end(qp->mtu, st->len, st->resp_off);
 	u32 n = pkt->payload_len;
 
-	if (starts != (st->resp_off == st->resp_start))
+	if (starts != (st->resp_off == st->resp_start ||
+		       !(st->resp_off % chunk)))
 		return false;
 	if (last)
-		return st->resp_off + n == st->len;
-	return n == qp->mtu && st->resp_off + n < st->len;
+		return st->resp_off + n == end;
+	return n == qp->mtu && st->resp_off + n < end;
 }
 
 /* A READ response packet. */
@@ -370,7 +379,8 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
 	cons = qp->sq.ring.cons;
-	if (cons == qp->req.cur)
+	/* A READ asked again in part is being sent still: cur == cons. */
+	if (!pib_req_outstanding(qp))
 		return;
 	wqe = pib_sq_wqe(qp, cons);
 	st = pib_sq_st(qp, cons);
@@ -379,8 +389,10 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
 	if (d > 0) {
 		/* Responses were lost: ask again, once until the gap closes. */
-		if (!qp->req.read_gap)
+		if (!qp->req.read_gap) {
+			pib_stat_inc(qp->ibqp.device, PIB_STAT_READ_GAPS);
 			pib_comp_retry(qp);
+		}
 		qp->req.read_gap = true;
 		return;
 	}
@@ -394,12 +406,15 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	}
 	st->resp_off += pkt->payload_len;
 	qp->req.read_gap = false;
-	pib_comp_progress(qp);
-	if (pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
-	    pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY)
-		st->resp_done = true;
-	if (st->resp_done)
-		pib_comp_ack_to(qp, st->last_psn);
+	if ((pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
+	     pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY) &&
+	    qp->req.rd_atomic)
+		qp->req.rd_atomic--;	/* that request's resource is free */
+	st->resp_done = st->resp_off == st->len &&
+			(pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
+			 pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY);
+	/* A response acknowledges every PSN up to its own. */
+	pib_comp_ack_to(qp, st->resp_done ? st->last_psn : psn);
 }
 
 /* An atomic ACK: the original value goes to the WQE's buffer. */
@@ -428,6 +443,8 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	st->resp_done = true;
+	if (qp->req.rd_atomic)
+		qp->req.rd_atomic--;
 	pib_comp_ack_to(qp, psn);
 }
 
@@ -474,10 +491,12 @@ void pib_req_timer(struct timer_list *t)
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto out;
 	kick = true;
-	if (qp->req.rnr_wait)
+	if (qp->req.rnr_wait) {
 		qp->req.rnr_wait = false;
-	else if (pib_req_outstanding(qp))
+	} else if (pib_req_outstanding(qp)) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_TIMEOUTS);
 		pib_comp_retry(qp);
+	}
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	pib_qp_notify_cqs(qp);

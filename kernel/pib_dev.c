@@ -203,6 +203,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	pib_port_init(&dev->port);
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	dev->next_qpn = PIB_NUM_SPECIAL_QPS;
 	spin_lock_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast);
 	spin_lock_init(&dev->atomic_lock);

@@ -141,7 +141,6 @@ static int pib_qp_reply(struct pib_qp *qp, struct ib_udata *udata)
 /* Give the QP its number: 0 or 1 for the special QPs, else from 2 up. */
 static int pib_qp_number(struct pib_dev *dev, struct pib_qp *qp)
 {
-	static u32 next = PIB_NUM_SPECIAL_QPS;
 	u32 num;
 	int err;
 
@@ -157,7 +156,7 @@ static int pib_qp_number(struct pib_dev *dev, struct pib_qp *qp)
 		err = xa_alloc_cyclic(&dev->qps, &num, NULL,
 				      XA_LIMIT(PIB_NUM_SPECIAL_QPS,
 					       PIB_MAX_QPN - 1),
-				      &next, GFP_KERNEL);
+				      &dev->next_qpn, GFP_KERNEL);
 		if (err < 0)
 			return err;
 		qp->ibqp.qp_num = num;
@@ -204,6 +203,7 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_pib_srq(init->srq) : NULL;
 	qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu));
+	qp->max_rd_atomic = 1;
 	err = pib_qp_alloc_sq(qp, &init->cap, udata);
 	if (!err)
 		err = pib_qp_alloc_rq(qp, init, udata);

@@ -91,9 +91,14 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 	u8 op = pkt->bth.opcode;
 	u16 pkey_index = 0;
 
-	if (!pib_qp_takes_opcode(qp, op) ||
-	    !pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index))
+	if (!pib_qp_takes_opcode(qp, op)) {
+		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
 		return;
+	}
+	if (!pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index)) {
+		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_PKEY);
+		return;
+	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
@@ -165,6 +170,8 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 						 xa_load(&dev->qps, qpn);
 		if (qp)
 			pib_qp_receive(dev, qp, &pkt, buf, bits);
+		else
+			pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
 	}
 	rcu_read_unlock();
 }

@@ -12,7 +12,7 @@
 #include "pib_abi.h"
 
 /* Packets an RC requester may have unacknowledged. */
-#define PIB_RC_WINDOW		128
+#define PIB_RC_WINDOW		64
 /* An RC requester asks for an ACK at least this often. */
 #define PIB_ACK_REQ_EVERY	32
 /* Packets one run of a QP's work sends before it yields. */
@@ -361,9 +361,12 @@ static int pib_req_gather(struct pib_qp *qp, struct pib_send_wqe *wqe,
 			    PIB_WQE_SGE(wqe), wqe->num_sge, off, buf, n, false);
 }
 
-/* Extension headers of a request packet; returns their length. */
+/*
+ * Extension headers of a request packet; returns their length. A RETH
+ * names @rlen bytes from @roff on: a whole WRITE, or a chunk of a READ.
+ */
 static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
-		       const struct pib_swqe *st, u8 op, u8 *p)
+		       u32 roff, u32 rlen, u8 op, u8 *p)
 {
 	u32 rules = pib_opcode_rules[op], off = 0;
 
@@ -376,10 +379,9 @@ static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 		off += PIB_DETH_LEN;
 	}
 	if (rules & PIB_EXT_RETH) {
-		/* A READ that lost responses asks again for the rest only. */
-		pib_put64(p + off, wqe->wr.rdma.remote_addr + st->resp_off);
+		pib_put64(p + off, wqe->wr.rdma.remote_addr + roff);
 		pib_put32(p + off + 8, wqe->wr.rdma.rkey);
-		pib_put32(p + off + 12, st->len - st->resp_off);
+		pib_put32(p + off + 12, rlen);
 		off += PIB_RETH_LEN;
 	}
 	if (rules & PIB_EXT_ATOMICETH) {
@@ -421,16 +423,26 @@ static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 	return qp->ibqp.qp_type == IB_QPT_UC ? op + PIB_OP_UC_SEND_FIRST : op;
 }
 
-/* Build the next packet of the WQE at req.cur; NULL if out of memory. */
+/*
+ * Build the next packet of the WQE at req.cur: NULL if out of memory. A
+ * READ goes as requests of at most PIB_READ_CHUNK packets of response
+ * each, so that the window bounds the responses in flight too. *psns is
+ * set to the PSNs the packet takes (a READ request: its responses').
+ */
 static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 				      struct pib_send_wqe *wqe,
-				      struct pib_swqe *st, bool *last)
+				      struct pib_swqe *st, bool *last,
+				      u32 *psns)
 {
 	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
 	struct pib_req *req = &qp->req;
 	bool ud = pib_qpt_bit(qp) == PIB_QPT_UD;
+	bool rd = r->flags & PIB_WRF_READ;
+	/* A UD datagram is one packet: its length was checked on fetch. */
 	u32 n = r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) ? 0 :
-		min(st->len - req->offset, qp->mtu);
+		ud ? st->len : min(st->len - req->offset, qp->mtu);
+	u32 chunk = rd ? pib_read_chunk_end(qp->mtu, st->len, req->offset) -
+			 req->offset : st->len;
 	struct pib_bth bth = {
 		.opcode = pib_req_opcode(qp, r, req->offset, st->len),
 		.dest_qp = ud ? wqe->wr.ud.remote_qpn : qp->dest_qpn,
@@ -440,7 +452,9 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	u32 ext_len;
 	u8 *ext;
 
-	*last = req->offset + n >= st->len;
+	*last = req->offset + (rd ? chunk : n) >= st->len ||
+		(r->flags & PIB_WRF_ATOMIC);
+	*psns = rd ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
 	bth.se = *last && (wqe->send_flags & PIB_SEND_SOLICITED) &&
 		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);
 	bth.ack_req = qp->ibqp.qp_type == IB_QPT_RC &&
@@ -450,13 +464,13 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 			  &ext);
 	if (!skb)
 		return NULL;
-	pib_req_ext(qp, wqe, st, bth.opcode, ext);
+	pib_req_ext(qp, wqe, rd ? req->offset : 0, chunk, bth.opcode, ext);
 	if (pib_req_gather(qp, wqe, req->offset, ext + ext_len, n)) {
 		kfree_skb(skb);
 		return ERR_PTR(-EACCES);
 	}
 	pib_pkt_finish(skb);
-	req->offset += n;
+	req->offset += rd ? chunk : n;
 	req->since_ack_req = bth.ack_req ? 0 : req->since_ack_req + 1;
 	return skb;
 }
@@ -496,8 +510,6 @@ static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	struct pib_req *req = &qp->req;
 
 	st->sent = true;
-	if (pib_wqe_has_response(wqe))
-		req->rd_atomic++;
 	req->cur++;
 	req->offset = 0;
 	if (qp->ibqp.qp_type == IB_QPT_RC)
@@ -518,6 +530,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	struct pib_swqe *st;
 	struct sk_buff *skb;
 	bool last;
+	u32 psns;
 
 	while (budget > 0 && !req->rnr_wait &&
 	       (qp->state == IB_QPS_RTS ||
@@ -532,9 +545,11 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			if (!st->sent)
 				st->first_psn = req->psn;
 		} else if (qp->ibqp.qp_type == IB_QPT_RC &&
-			   pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW) {
+			   (pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW ||
+			    (pib_wqe_has_response(wqe) &&
+			     req->rd_atomic >= qp->max_rd_atomic))) {
 			pib_req_arm_timer(qp);
-			return false;	/* an ACK will kick the work */
+			return false;	/* a response will kick the work */
 		}
 		if (!st->npkts) {
 			if (pib_req_local(qp, wqe)) {
@@ -544,7 +559,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			pib_req_wqe_done(qp, wqe, st);
 			continue;
 		}
-		skb = pib_req_packet(qp, wqe, st, &last);
+		skb = pib_req_packet(qp, wqe, st, &last, &psns);
 		if (IS_ERR(skb)) {
 			pib_sq_complete_error(qp, IB_WC_LOC_PROT_ERR);
 			return false;
@@ -555,12 +570,9 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		budget--;
 		if (qp->ibqp.qp_type == IB_QPT_RC)
 			pib_req_arm_timer(qp);
-		if (pib_wqe_has_response(wqe)) {
-			req->psn = (st->first_psn + st->npkts) & PIB_PSN_MASK;
-			last = true;
-		} else {
-			req->psn = (req->psn + 1) & PIB_PSN_MASK;
-		}
+		if (pib_wqe_has_response(wqe))
+			req->rd_atomic++;	/* a responder resource */
+		req->psn = (req->psn + psns) & PIB_PSN_MASK;
 		st->last_psn = (req->psn - 1) & PIB_PSN_MASK;
 		if (last)
 			pib_req_wqe_done(qp, wqe, st);

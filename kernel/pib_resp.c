@@ -236,6 +236,7 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 	res->len = len;
 	res->sent = 0;
 	res->start = 0;
+	res->done = false;
 	return PIB_RESP_OK;
 }
 
@@ -345,6 +346,7 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (res->sent > res->len)
 		res->sent = 0;
 	res->start = res->sent;
+	res->done = false;
 	if ((s32)(resp->res_tail - idx) > 0)
 		resp->res_tail = idx;
 	pib_qp_kick(qp);
@@ -384,12 +386,15 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 	int d = pib_psn_diff(pkt->bth.psn, resp->epsn);
 
 	if (d < 0) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_DUP_REQUESTS);
 		pib_resp_duplicate(qp, pkt, f, q);
 		return;
 	}
 	if (d > 0) {
-		if (!resp->nak_psn_sent)
+		if (!resp->nak_psn_sent) {
+			pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_SENT);
 			pib_resp_ack(qp, q, resp->epsn, PIB_SYN_NAK, NULL);
+		}
 		resp->nak_psn_sent = true;
 		return;
 	}
@@ -402,6 +407,7 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 	case PIB_RESP_DROP:
 		return;
 	case PIB_RESP_RNR:
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_SENT);
 		pib_resp_ack(qp, q, resp->epsn, PIB_SYN_RNR | qp->min_rnr_timer,
 			     NULL);
 		return;
@@ -493,8 +499,10 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	pib_pkt_finish(skb);
 	__skb_queue_tail(q, skb);
 	res->sent += n;
-	if (last)
+	if (last) {
+		res->done = true;
 		qp->resp.res_tail++;
+	}
 	return true;
 }
 
@@ -515,7 +523,7 @@ bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		return false;
 	while (resp->res_tail != resp->res_head && budget-- > 0) {
 		res = &resp->res[resp->res_tail % resp->num_res];
-		if (res->opcode != PIB_OP_RC_READ_REQUEST) {
+		if (res->opcode != PIB_OP_RC_READ_REQUEST || res->done) {
 			resp->res_tail++;
 			continue;
 		}
@@ -582,8 +590,12 @@ void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 	int err;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (!pib_resp_ready(qp) || !pib_resp_get_wqe(qp))
+	if (!pib_resp_ready(qp))
 		goto out;
+	if (!pib_resp_get_wqe(qp)) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_UD_DROPS);
+		goto out;
+	}
 	if (qp->ibqp.qp_type == IB_QPT_UD && pib_get32(deth) != qp->qkey)
 		goto out;	/* Q_Key violation: dropped */
 	err = pib_resp_ud_scatter(qp, pkt, buf);

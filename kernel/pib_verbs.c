@@ -235,6 +235,37 @@ static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
 	return 0;
 }
 
+static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
+	[PIB_STAT_RETRANSMIT_TIMEOUTS].name = "retransmit_timeouts",
+	[PIB_STAT_SEQ_NAKS_RCVD].name = "seq_naks_rcvd",
+	[PIB_STAT_RNR_NAKS_RCVD].name = "rnr_naks_rcvd",
+	[PIB_STAT_SEQ_NAKS_SENT].name = "seq_naks_sent",
+	[PIB_STAT_RNR_NAKS_SENT].name = "rnr_naks_sent",
+	[PIB_STAT_DUP_REQUESTS].name = "duplicate_requests",
+	[PIB_STAT_READ_GAPS].name = "read_response_gaps",
+	[PIB_STAT_RCV_NO_QP].name = "rcv_no_qp",
+	[PIB_STAT_RCV_BAD_PKEY].name = "rcv_bad_pkey",
+	[PIB_STAT_UD_DROPS].name = "ud_no_recv_wqe",
+};
+
+static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,
+						     u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(pib_stat_descs, PIB_NUM_STATS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static int pib_get_hw_stats(struct ib_device *ibdev,
+			    struct rdma_hw_stats *stats, u32 port, int index)
+{
+	struct pib_dev *dev = to_pib_dev(ibdev);
+	int i;
+
+	for (i = 0; i < PIB_NUM_STATS; i++)
+		stats->value[i] = atomic64_read(&dev->stats[i]);
+	return PIB_NUM_STATS;
+}
+
 static ssize_t hca_type_show(struct device *device,
 			     struct device_attribute *attr, char *buf)
 {
@@ -268,6 +299,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.uverbs_abi_ver = PIB_UVERBS_ABI_VERSION,
 	.device_group = &pib_dev_attr_group,
 
+	.alloc_hw_port_stats = pib_alloc_hw_port_stats,
 	.alloc_mr = pib_alloc_mr,
 	.alloc_pd = pib_alloc_pd,
 	.alloc_ucontext = pib_alloc_ucontext,
@@ -287,6 +319,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.destroy_srq = pib_destroy_srq,
 	.detach_mcast = pib_detach_mcast,
 	.get_dev_fw_str = pib_get_dev_fw_str,
+	.get_hw_stats = pib_get_hw_stats,
 	.get_dma_mr = pib_get_dma_mr,
 	.get_link_layer = pib_get_link_layer,
 	.get_port_immutable = pib_get_port_immutable,
