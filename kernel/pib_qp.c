@@ -279,30 +279,14 @@ static void pib_qp_reset(struct pib_qp *qp)
 /* The remote port of an RC/UC QP, from the AH attributes modify_qp got. */
 static int pib_qp_set_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
 {
-	struct pib_av *av = &qp->av;
-	const struct ib_global_route *grh;
-
 	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
 	    (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != PIB_PORT_NUM) ||
 	    rdma_ah_get_sl(ah) > 15)
 		return -EINVAL;
-	memset(av, 0, sizeof(*av));
-	av->dlid = rdma_ah_get_dlid(ah);
-	av->sl = rdma_ah_get_sl(ah);
-	av->src_path_bits = rdma_ah_get_path_bits(ah);
-	av->static_rate = rdma_ah_get_static_rate(ah);
-	av->port_num = PIB_PORT_NUM;
-	if (!(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
-		return 0;
-	grh = rdma_ah_read_grh(ah);
-	if (grh->sgid_index >= PIB_GID_TABLE_LEN)
+	if ((rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
+	    rdma_ah_read_grh(ah)->sgid_index >= PIB_GID_TABLE_LEN)
 		return -EINVAL;
-	av->is_global = 1;
-	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
-	av->flow_label = grh->flow_label;
-	av->sgid_index = grh->sgid_index;
-	av->hop_limit = grh->hop_limit;
-	av->traffic_class = grh->traffic_class;
+	pib_av_from_ah(ah, &qp->av);
 	return 0;
 }
 
@@ -376,7 +360,6 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	enum ib_qp_state cur, new;
-	struct pib_av av;
 	unsigned long flags;
 	int err = -EINVAL;
 
@@ -387,12 +370,8 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
 		goto out;
 	err = pib_qp_check_attrs(qp, attr, mask);
-	if (!err && mask & IB_QP_AV) {
-		av = qp->av;
+	if (!err && mask & IB_QP_AV)
 		err = pib_qp_set_av(qp, &attr->ah_attr);
-		if (err)
-			qp->av = av;
-	}
 	if (err)
 		goto out;
 	if (new == IB_QPS_RESET)

@@ -11,5 +11,8 @@ pib_install
 pib_fabric_up
 PAIR_DEV=pibeth0
 verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+stats=$(rdma statistic show link pibeth0/1)
+expect_match "rdma statistic shows the transport's counters" "$stats" \
+	'retransmit_timeouts [0-9]+ .*read_response_gaps [0-9]+'
 cat /sys/kernel/debug/pib/eth0
 pib_done
