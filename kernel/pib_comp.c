@@ -337,10 +337,10 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 	} else if (code == PIB_NAK_PSN_SEQ) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_RCVD);
 		pib_comp_retry(qp);
-	}
-	else
+	} else {
 		pib_comp_fail(qp, code < ARRAY_SIZE(nak_status) && nak_status[code] ?
 				  nak_status[code] : IB_WC_REM_INV_REQ_ERR);
+	}
 }
 
 /*
