@@ -139,13 +139,18 @@ done
 expect_eq "25 add/delete cycles: devices" "$(ib_devs)" "$before"
 expect_eq "25 add/delete cycles: pib refcnt" "$(cat /sys/module/pib/refcnt)" "$refs"
 
-# IPoIB needs UD QPs, which come with the data path: until then it declines
-# the device ("failed to create QP" in dmesg) and the device carries on.
+# IPoIB attaches to the device (its UD QP, CQs and MRs are pib's); without
+# an SM the port is INIT, so ib0 exists but has no carrier.
 check "ib_ipoib loads" modprobe ib_ipoib
+check "ib0 appears on pibeth0" wait_for 10 test -e /sys/class/net/ib0
+expect_match "ib0's address ends with pibeth0's GID" "$(cat /sys/class/net/ib0/address)" \
+	'fe:80:00:00:00:00:00:00:50:54:00:ff:fe:99:00:01$'
+check "ib0 goes up" ip link set ib0 up
 sleep 1
-check "no ib0 without UD QPs" test ! -e /sys/class/net/ib0
+expect_eq "ib0 has no carrier while the port is INIT" "$(cat /sys/class/net/ib0/carrier)" 0
 expect_match "pibeth0 still INIT" "$(rdma link show pibeth0/1)" 'state INIT'
 check "ib_ipoib unloads" modprobe -r ib_ipoib
+check "ib0 is gone" test ! -e /sys/class/net/ib0
 check "rdma link delete pibeth0" rdma link delete pibeth0
 expect_eq "no pib device left" "$(ib_devs)" ""
 
