@@ -65,8 +65,23 @@
 #define PIB_SMA_RESP_TIME	8
 /* PortInfo.CapabilityMask bits that always hold for a pib port. */
 #define PIB_PORT_CAPS		(IB_PORT_SYS_IMAGE_GUID_SUP | IB_PORT_CLIENT_REG_SUP)
-/* No IEEE OUI is assigned to pib; 0 says so in query_device. */
-#define PIB_VENDOR_ID		0
+/*
+ * No IEEE OUI is assigned to pib: query_device and NodeInfo say so with the
+ * all-ones 24-bit VendorID, as other software HCAs do (0 reads as "no
+ * device" to some tools).
+ */
+#define PIB_VENDOR_ID		0xffffff
+
+/**
+ * pib_node_info_vendor() - fill NodeInfo.VendorID
+ * @ni: the NodeInfo attribute
+ */
+static inline void pib_node_info_vendor(struct ib_node_info *ni)
+{
+	ni->vendor_id[0] = (PIB_VENDOR_ID >> 16) & 0xff;
+	ni->vendor_id[1] = (PIB_VENDOR_ID >> 8) & 0xff;
+	ni->vendor_id[2] = PIB_VENDOR_ID & 0xff;
+}
 
 /* PortInfo.VLArbitration{High,Low}Cap: entries per table pib keeps. */
 #define PIB_VLARB_CAP		8

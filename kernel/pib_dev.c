@@ -305,10 +305,12 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 		dev->sw = NULL;
 		goto out_free;
 	}
-	err = ib_device_set_netdev(&dev->ibdev, ndev, PIB_PORT_NUM);
-	if (err)
-		goto out_free;
-
+	/*
+	 * No ib_device_set_netdev(): for the RDMA core that names the port's
+	 * own IP interface (RoCE GIDs, rdma_cm's address to device lookup),
+	 * and pib's port is InfiniBand: its IP interface is IPoIB's, the
+	 * netdev only carries its packets (sysfs attribute "netdev").
+	 */
 	mutex_lock(&pib_devs_lock);
 	list_add_tail(&dev->list, &pib_devs);
 	mutex_unlock(&pib_devs_lock);

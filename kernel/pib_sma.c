@@ -49,6 +49,7 @@ static int pib_get_node_info(struct pib_dev *dev, struct ib_smp *smp)
 	ni->revision = cpu_to_be32(PIB_VER_MAJOR << 16 | PIB_VER_MINOR << 8 |
 				   PIB_VER_SUB);
 	ni->local_port_num = PIB_PORT_NUM;
+	pib_node_info_vendor(ni);
 	return 0;
 }
 

@@ -51,6 +51,7 @@ static u16 pib_sw_get_node_info(struct pib_switch *sw, unsigned int in_port,
 	ni->port_guid = cpu_to_be64(sw->guid);
 	ni->partition_cap = cpu_to_be16(PIB_PKEY_TABLE_LEN);
 	ni->local_port_num = in_port;
+	pib_node_info_vendor(ni);
 	return 0;
 }
 

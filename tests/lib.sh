@@ -80,7 +80,7 @@ pib_fabric_up() {
 		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/eth0) = $((PIB_HOSTS - 1)) ]"
 	barrier ready
 	[ "$PIB_HOST" = 1 ] &&
-		opensm -B -d 2 -t 1000 -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
+		opensm -B -d 2 -t 1000 ${PIB_OPENSM_ARGS:-} -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
 	if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE $p/state; then
 		[ "$PIB_HOST" = 1 ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
 		cat /sys/kernel/debug/pib/eth0

@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 900
+# IPoIB and librdmacm across two hosts under opensm: ib0 joins the
+# broadcast group through the SA, IP runs over it (datagram and connected
+# mode), and rdma_cm resolves IPoIB addresses to pib ports for rping,
+# ucmatose, udaddy, mckey (multicast) and perftest -R.
+#
+# On a 1500-byte LAN pib's IB MTU is 1024, below the 2048 of opensm's
+# default IPoIB broadcast group, which ports that cannot carry it may not
+# join: the partition configuration gives the group MTU 1024 (mtu=3).
+. "$PIB_SRC/tests/lib.sh"
+
+pib_install
+part=$PIB_RESULTS/partitions.conf
+echo 'Default=0x7fff, ipoib, mtu=3, defmember=full : ALL, ALL_SWITCHES=full, SELF=full;' >"$part"
+PIB_OPENSM_ARGS="-P $part" pib_fabric_up
+me=10.98.0.$PIB_HOST
+other=10.98.0.$((3 - PIB_HOST))
+
+check "modprobe ib_ipoib rdma_ucm" modprobe -a ib_ipoib rdma_ucm
+check "ib0 appears" wait_for 10 test -e /sys/class/net/ib0
+check "ib0 address" ip addr add "$me/24" dev ib0
+check "ib0 up" ip link set ib0 up
+check "ib0 carrier (broadcast group joined)" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
+expect_eq "ib0 MTU: the group's 1024 less the IPoIB header" "$(cat /sys/class/net/ib0/mtu)" 1020
+expect_match "ib0's address carries pibeth0's GID" "$(cat /sys/class/net/ib0/address)" \
+	"fe:80:00:00:00:00:00:00:50:54:00:ff:fe:99:00:0$PIB_HOST\$"
+barrier ipoib-up
+check "ping over ib0" ping -c 3 -W 5 "$other"
+check "ping over ib0, 4000 bytes (IP fragments)" ping -c 2 -s 4000 -W 5 "$other"
+expect_match "the neighbour is the other host's IPoIB address" "$(ip neigh show "$other" dev ib0)" \
+	"lladdr ..:..:..:..:fe:80:00:00:00:00:00:00:50:54:00:ff:fe:99:00:0$((3 - PIB_HOST))"
+barrier pinged
+
+# TCP over IPoIB: 4 MiB from host1 to host2 arrive intact.
+tcp_py='
+import hashlib, socket, sys
+if sys.argv[1] == "send":
+    data = open("/tmp/ipoib.data", "rb").read()
+    srv = socket.create_server(("10.98.0.1", 5001))
+    open(sys.argv[2], "w").write("listening")
+    conn, _ = srv.accept()
+    conn.sendall(data)
+    conn.close()
+else:
+    s = socket.create_connection(("10.98.0.1", 5001), timeout=60)
+    h, n = hashlib.sha256(), 0
+    while chunk := s.recv(65536):
+        h.update(chunk)
+        n += len(chunk)
+    print(n, h.hexdigest())
+'
+if [ "$PIB_HOST" = 1 ]; then
+	head -c 4194304 /dev/urandom >/tmp/ipoib.data
+	echo "4194304 $(sha256sum </tmp/ipoib.data | cut -d' ' -f1)" >"$PIB_RESULTS/ipoib.sha"
+	timeout 120 /usr/bin/python3 -c "$tcp_py" send "$PIB_RESULTS/tcp.listening" &
+	barrier tcp-done
+	wait
+else
+	wait_for 60 test -e "$PIB_RESULTS/tcp.listening"
+	got=$(timeout 120 /usr/bin/python3 -c "$tcp_py" receive)
+	expect_eq "4 MiB over TCP on ib0 arrive intact" "$got" "$(cat "$PIB_RESULTS/ipoib.sha")"
+	barrier tcp-done
+fi
+
+# cm_pair NAME SECONDS SERVER-CMD -- CLIENT-CMD: host1 serves, host2 connects.
+cm_pair() {
+	local name=$1 t=$2 srv=() out st=0
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	out=$PIB_RESULTS/cm.$name.host$PIB_HOST
+	if [ "$PIB_HOST" = 1 ]; then
+		timeout "$t" "${srv[@]}" >"$out" 2>&1 &
+		local pid=$!
+		barrier "listen-$name"
+		wait $pid || st=$?
+	else
+		barrier "listen-$name"
+		sleep 2
+		timeout "$t" "$@" >"$out" 2>&1 || st=$?
+	fi
+	if [ $st = 0 ]; then
+		ok "$name"
+	else
+		fail "$name: exit $st:"
+		tail -n 15 "$out" | sed 's/^/    /'
+	fi
+	barrier "done-$name"
+}
+
+cm_pair rping 120 rping -s -a 10.98.0.1 -C 20 -S 4000 -V -- \
+	rping -c -a 10.98.0.1 -C 20 -S 4000 -V
+cm_pair ucmatose 120 ucmatose -c 4 -C 20 -S 8192 -- ucmatose -s 10.98.0.1 -c 4 -C 20 -S 8192
+cm_pair udaddy 120 udaddy -c 4 -C 20 -- udaddy -s 10.98.0.1 -c 4 -C 20
+# mckey: the receiver joins an IPoIB-style multicast group through the SA
+# (rdma_join_multicast), the sender sends UD datagrams to it.
+cm_pair mckey 120 mckey -m 239.1.2.3 -b 10.98.0.1 -C 10 -S 512 -- \
+	mckey -m 239.1.2.3 -b 10.98.0.2 -C 10 -S 512 -s
+cm_pair send_bw_rdma_cm 120 ib_send_bw -R -d pibeth0 -n 200 -- \
+	ib_send_bw -R -d pibeth0 -n 200 10.98.0.1
+cm_pair write_lat_rdma_cm 120 ib_write_lat -R -d pibeth0 -n 200 -- \
+	ib_write_lat -R -d pibeth0 -n 200 10.98.0.1
+cm_pair read_bw_rdma_cm 120 ib_read_bw -R -d pibeth0 -n 100 -- \
+	ib_read_bw -R -d pibeth0 -n 100 10.98.0.1
+
+# The Ethernet address is not an IB port's: rdma_cm finds no device there.
+[ "$PIB_HOST" = 2 ] && check_fails "rdma_cm on the Ethernet address: no device" \
+	"RDMA_CM_EVENT_ADDR_ERROR\|No such device\|error" timeout 30 rping -c -a 10.99.0.1 -C 1
+barrier eth-addr
+
+# IPoIB connected mode: RC QPs with ib_cm, a 64 KiB MTU.
+check "connected mode" sh -c 'echo connected > /sys/class/net/ib0/mode'
+check "MTU 65520" ip link set ib0 mtu 65520
+barrier connected
+check "ping in connected mode, 30000 bytes" ping -c 3 -s 30000 -W 5 "$other"
+barrier cm-pinged
+check "datagram mode again" sh -c 'echo datagram > /sys/class/net/ib0/mode'
+check "ping in datagram mode again" ping -c 2 -W 5 "$other"
+barrier datagram
+
+check "ib_ipoib unloads" modprobe -r ib_ipoib
+check "rdma link delete pibeth0" rdma link delete pibeth0
+pib_done

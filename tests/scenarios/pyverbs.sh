@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 1
+# timeout: 900
+# rdma-core's own Python test suite (tests/run_tests.py, built by
+# tests/pyverbs-build.sh) against a pib device under opensm: nothing may
+# fail, and the verbs pib supports must be exercised, not skipped.
+# Skipped: vendor-specific tests (mlx5, EFA), and what pib reports as
+# unsupported (device memory, ODP, XRC, memory windows, rereg_mr, parent
+# domains, timestamps, tag matching) or what needs an IP interface
+# (rdma_cm tests: pib's IP interface is IPoIB's, see the ipoib scenario).
+. "$PIB_SRC/tests/lib.sh"
+
+pib_install
+run_tests=$PIB_SRC/build/rdma-core/py/bin/run_tests.py
+check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
+opensm -B -d 2 -t 1000 -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
+check "pibeth0 ACTIVE" wait_for 300 grep -q ACTIVE /sys/class/infiniband/pibeth0/ports/1/state
+
+out=$PIB_RESULTS/run_tests.txt
+timeout 600 bash "$run_tests" --dev pibeth0 -v >"$out" 2>&1
+expect_eq "run_tests.py --dev pibeth0: exit status (no failures or errors)" "$?" 0
+grep -E '^(FAIL|ERROR):' "$out" | sed 's/^/    /'
+expect_match "the suite ran to its summary" "$(tail -n 3 "$out")" '^OK \(skipped=[0-9]+\)$'
+passed=$(grep -c '\.\.\. ok$' "$out")
+check "at least 75 tests passed ($passed)" test "$passed" -ge 75
+# result TEST: what unittest said of it (its "... " line may follow the
+# docstring's first line).
+result() {
+	awk -v t="(tests.$1)" 'index($0, t) { f = 1 }
+		f && / \.\.\. / { sub(/.* \.\.\. /, ""); print; exit }' "$out"
+}
+# The core of the suite must run, not skip, on pib.
+for t in test_device.DeviceTest.test_query_device \
+	test_device.DeviceTest.test_query_port \
+	test_pd.PDTest.test_alloc_pd \
+	test_cq.CQAPITest.test_create_cq \
+	test_cq.CQTest.test_resize_cq \
+	test_cq_events.CqEventsTestCase.test_cq_events_rc \
+	test_cqex.CqExTestCase.test_rc_traffic_cq_ex \
+	test_cqex.CqExTestCase.test_ud_traffic_cq_ex \
+	test_qp.QPTest.test_create_rc_qp_with_attr \
+	test_qp.QPTest.test_modify_ud_qp \
+	test_qpex.QpExTestCase.test_qp_ex_rc_send \
+	test_qpex.QpExTestCase.test_qp_ex_ud_send_imm \
+	test_qpex.QpExTestCase.test_qp_ex_rc_rdma_read \
+	test_atomic.AtomicTest.test_atomic_cmp_and_swap \
+	test_srq.SrqTestCase.test_rc_srq_traffic \
+	test_srq.SrqTestCase.test_modify_srq_limit \
+	test_addr.AHTest.test_create_ah; do
+	expect_eq "$t" "$(result "$t")" ok
+done
+pib_done
