@@ -187,10 +187,20 @@ static void pib_uninit_device(struct verbs_device *verbs_device)
 	free(container_of(verbs_device, struct pib_device, ibv_dev));
 }
 
+/*
+ * pib_match_device() decides, but libibverbs walks every provider's
+ * match_table (without a NULL check) as soon as some device has a known
+ * driver_id (rxe, siw, mlx5, ...): an empty table, not none.
+ */
+static const struct verbs_match_ent pib_match_table[] = {
+	{}
+};
+
 static const struct verbs_device_ops pib_dev_ops = {
 	.name = "pib",
 	.match_min_abi_version = PIB_UVERBS_ABI_VERSION,
 	.match_max_abi_version = PIB_UVERBS_ABI_VERSION,
+	.match_table = pib_match_table,
 	.match_device = pib_match_device,
 	.alloc_device = pib_alloc_device,
 	.uninit_device = pib_uninit_device,

@@ -53,6 +53,20 @@ expect_match "ibv_devinfo: fw_ver" "$info" 'fw_ver:[[:space:]]+0\.1\.0'
 expect_match "ibv_devinfo: node_guid" "$info" "node_guid:[[:space:]]+$guid"
 expect_match "ibv_devinfo: max_pd" "$info" 'max_pd:[[:space:]]+65536'
 expect_match "ibv_devinfo: max_pkeys" "$info" 'max_pkeys:[[:space:]]+16'
+expect_match "ibv_devinfo: vendor_id (no OUI)" "$info" 'vendor_id:[[:space:]]+0xffffff'
+
+# Other providers' devices next to pib's: libibverbs asks every provider
+# about every device, and libpib must answer "not mine" for rxe0.
+check "modprobe rdma_rxe" modprobe rdma_rxe
+check "rdma link add rxe0 next to pibeth0" rdma link add rxe0 type rxe netdev eth0
+devs=$(ibv_devices 2>&1)
+expect_match "ibv_devices lists rxe0 too" "$devs" 'rxe0'
+expect_match "... and pibeth0" "$devs" 'pibeth0'
+expect_match "rxe0 is rxe's (RoCE)" "$(ibv_devinfo -d rxe0 2>&1)" 'link_layer:[[:space:]]+Ethernet'
+expect_match "pibeth0 is still pib's" "$(ibv_devinfo -d pibeth0 2>&1)" \
+	'link_layer:[[:space:]]+InfiniBand'
+check "rdma link delete rxe0" rdma link delete rxe0
+check "rmmod rdma_rxe" modprobe -r rdma_rxe
 expect_match "ibv_devinfo: state INIT" "$info" 'state:[[:space:]]+PORT_INIT \(2\)'
 expect_match "ibv_devinfo: MTU 1024 for a 1500 netdev" "$info" 'active_mtu:[[:space:]]+1024 \(3\)'
 expect_match "ibv_devinfo: max MTU 1024" "$info" 'max_mtu:[[:space:]]+1024 \(3\)'
