@@ -5,11 +5,13 @@
 #ifndef PIB_H
 #define PIB_H
 
+#include <linux/ip.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/stringify.h>
+#include <linux/udp.h>
 #include <linux/xarray.h>
 #include <linux/crc32.h>
 #include <rdma/ib_mad.h>
@@ -67,8 +69,8 @@
 #define PIB_PORT_CAPS		(IB_PORT_SYS_IMAGE_GUID_SUP | IB_PORT_CLIENT_REG_SUP)
 /*
  * No IEEE OUI is assigned to pib: query_device and NodeInfo say so with the
- * all-ones 24-bit VendorID, as other software HCAs do (0 reads as "no
- * device" to some tools).
+ * all-ones 24-bit VendorID, as rdma_rxe does (rdma-core's tests want a
+ * VendorID that is not 0).
  */
 #define PIB_VENDOR_ID		0xffffff
 
@@ -330,6 +332,7 @@ struct pib_switch {
  * @txq: packets the port sends, waiting for @tx_work
  * @ackq: ACKs and NAKs the port sends; they go before @txq
  * @tx_work: hands @ackq and @txq to the switch, in process context
+ * @tx_flags: PIB_TX_BUSY while a task hands them over (pib_dev_tx())
  * @qps: QPs by number, 2 and up (RCU)
  * @next_qpn: where the search for a free QP number starts
  * @mcast_lock: protects @mcast
@@ -358,6 +361,7 @@ struct pib_dev {
 	struct sk_buff_head txq;
 	struct sk_buff_head ackq;
 	struct work_struct tx_work;
+	unsigned long tx_flags;
 	struct xarray qps;
 	u32 next_qpn;
 	spinlock_t mcast_lock;
@@ -778,6 +782,9 @@ int pib_dev_add(const char *name, struct net_device *ndev);
 void pib_dev_remove_all(void);
 void pib_dev_netdev_event(struct net_device *ndev, unsigned long event);
 void pib_dev_dealloc(struct ib_device *ibdev);
+/* pib_dev.tx_flags */
+#define PIB_TX_BUSY	0
+void pib_dev_tx(struct pib_dev *dev);
 
 /* pib_net.c: the per-netdev switch and its UDP socket */
 extern unsigned short pib_udp_port;
@@ -787,12 +794,31 @@ void pib_net_init(void);
 void pib_net_exit(void);
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 		     unsigned int len, gfp_t gfp);
+void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
+			 struct sk_buff *skb);
+
+/**
+ * pib_tx_headroom() - room for the link, IPv4 and UDP headers
+ * @ndev: the netdev that carries the packet
+ *
+ * Packets are built behind this much headroom, so that they can leave
+ * in their own skb.
+ *
+ * Return: bytes of headroom
+ */
+static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
+{
+	return LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
+	       sizeof(struct udphdr);
+}
 
 /* pib_switch.c: ports, forwarding and the switch's SMA */
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		      unsigned int len);
+void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
+		     struct sk_buff *skb);
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out);
 void pib_switch_track_links(struct pib_switch *sw);
@@ -823,7 +849,11 @@ void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks);
+/* How pib_dev_send() sends. */
+#define PIB_TX_ACKS	BIT(0)	/* ACKs and NAKs: before the data */
+#define PIB_TX_NOW	BIT(1)	/* in this task, not the transmit work */
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q,
+		  unsigned int how);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -171,19 +171,34 @@ static int pib_check_netdev(struct net_device *ndev)
 	return 0;
 }
 
-/* Hand what the port sent to the switch, in order. */
-static void pib_dev_tx_work(struct work_struct *work)
+/**
+ * pib_dev_tx() - hand what the port sent to the switch, in order
+ * @dev: the device
+ *
+ * One task at a time does it: one that finds another at it leaves its
+ * packets to that one, which looks at the queues again once it is done
+ * and leaves what came meanwhile to the transmit work.
+ */
+void pib_dev_tx(struct pib_dev *dev)
 {
-	struct pib_dev *dev = container_of(work, struct pib_dev, tx_work);
 	struct sk_buff *skb;
 
+	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags))
+		return;
 	/* ACKs first: behind data they would time out the peer's requests. */
 	while ((skb = skb_dequeue(&dev->ackq)) ||
-	       (skb = skb_dequeue(&dev->txq))) {
-		pib_switch_input(dev->sw, pib_sw_hca_port(dev), skb->data,
-				 skb->len);
-		consume_skb(skb);
-	}
+	       (skb = skb_dequeue(&dev->txq)))
+		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
+	clear_bit_unlock(PIB_TX_BUSY, &dev->tx_flags);
+	/* Pairs with test_and_set_bit() after a sender queued its packets. */
+	smp_mb__after_atomic();
+	if (!skb_queue_empty(&dev->ackq) || !skb_queue_empty(&dev->txq))
+		schedule_work(&dev->tx_work);
+}
+
+static void pib_dev_tx_work(struct work_struct *work)
+{
+	pib_dev_tx(container_of(work, struct pib_dev, tx_work));
 }
 
 static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,

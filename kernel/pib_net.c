@@ -105,18 +105,9 @@ out:
 	return 0;
 }
 
-/**
- * pib_switch_xmit() - send an IB packet to a host on the LAN
- * @sw: the switch whose netdev carries it
- * @daddr: the host's IPv4 address, or INADDR_BROADCAST
- * @pkt: the packet
- * @len: its length
- * @gfp: allocation context
- *
- * Nothing is sent while the netdev has no IPv4 address or no route.
- */
-void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp)
+/* The route to @daddr out of the switch's netdev, or NULL without one. */
+static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
+				       __be32 *saddr)
 {
 	struct net_device *ndev = sw->ndev;
 	struct flowi4 fl = {
@@ -124,29 +115,70 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = daddr,
 	};
-	unsigned int headroom = LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
-				sizeof(struct udphdr);
-	struct sk_buff *skb;
 	struct rtable *rt;
 
 	rt = ip_route_output_key(dev_net(ndev), &fl);
 	if (IS_ERR(rt))
-		return;
+		return NULL;
 	if (!fl.saddr) {
 		ip_rt_put(rt);
+		return NULL;
+	}
+	*saddr = fl.saddr;
+	return rt;
+}
+
+/**
+ * pib_switch_xmit_skb() - send an IB packet to a host on the LAN
+ * @sw: the switch whose netdev carries it
+ * @daddr: the host's IPv4 address, or INADDR_BROADCAST
+ * @skb: the packet, from skb->data on; consumed
+ *
+ * Nothing is sent while the netdev has no IPv4 address or no route. The
+ * UDP checksum is left out (0, as RoCEv2 does): the ICRC and VCRC cover
+ * the IB packet end to end, and the receiver checks them.
+ */
+void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
+			 struct sk_buff *skb)
+{
+	struct rtable *rt;
+	__be32 saddr;
+
+	rt = pib_switch_route(sw, daddr, &saddr);
+	if (!rt) {
+		kfree_skb(skb);
 		return;
 	}
-	skb = alloc_skb(headroom + len, gfp);
-	if (!skb) {
+	if (skb_cow_head(skb, pib_tx_headroom(sw->ndev))) {
 		ip_rt_put(rt);
+		kfree_skb(skb);
 		return;
 	}
+	/* Static peers may be behind routers: the route's TTL, not 1. */
+	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, saddr, daddr, 0,
+			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
+			    htons(pib_udp_port), false, true);
+}
+
+/**
+ * pib_switch_xmit() - send a copy of an IB packet to a host on the LAN
+ * @sw: the switch whose netdev carries it
+ * @daddr: the host's IPv4 address, or INADDR_BROADCAST
+ * @pkt: the packet
+ * @len: its length
+ * @gfp: allocation context
+ */
+void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
+		     unsigned int len, gfp_t gfp)
+{
+	unsigned int headroom = pib_tx_headroom(sw->ndev);
+	struct sk_buff *skb = alloc_skb(headroom + len, gfp);
+
+	if (!skb)
+		return;
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, pkt, len);
-	/* Static peers may be behind routers: the route's TTL, not 1. */
-	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, fl.saddr, fl.daddr, 0,
-			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
-			    htons(pib_udp_port), false, false);
+	pib_switch_xmit_skb(sw, daddr, skb);
 }
 
 /*

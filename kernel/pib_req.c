@@ -295,9 +295,11 @@ struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
 	unsigned long flags;
 	u16 pkey_index;
 
-	skb = alloc_skb(body + PIB_ICRC_LEN + PIB_VCRC_LEN, GFP_ATOMIC);
+	skb = alloc_skb(pib_tx_headroom(dev->ndev) + body + PIB_ICRC_LEN +
+			PIB_VCRC_LEN, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
+	skb_reserve(skb, pib_tx_headroom(dev->ndev));
 	skb_put(skb, body + PIB_ICRC_LEN + PIB_VCRC_LEN);
 	pkey_index = qp->ibqp.qp_type == IB_QPT_GSI ? av->pkey_index :
 						       qp->pkey_index;
@@ -599,7 +601,7 @@ void pib_qp_work(struct work_struct *work)
 	more = pib_resp_send_reads(qp, &q, PIB_REQ_BUDGET);
 	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, false);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, PIB_TX_NOW);
 	pib_qp_notify_cqs(qp);
 	if (more)
 		pib_qp_kick(qp);

@@ -460,7 +460,7 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 			pib_resp_uc(qp, pkt, buf);
 	}
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, true);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, PIB_TX_ACKS);
 	pib_qp_notify_cqs(qp);
 }
 

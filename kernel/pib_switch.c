@@ -108,13 +108,26 @@ bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 	return up;
 }
 
+/* The address of the host behind a peer port, or 0 while its link is down. */
+static __be32 pib_switch_peer_addr(struct pib_switch *sw, unsigned int port)
+{
+	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
+	unsigned long flags;
+	__be32 addr = 0;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	if (peer < sw->num_peers && sw->peers[peer].up)
+		addr = sw->peers[peer].addr;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return addr;
+}
+
 /* Send a packet out of a switch port: to a pib device, or to a peer. */
 static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 			      const u8 *buf, unsigned int len)
 {
-	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
 	struct pib_dev *dev;
-	__be32 addr = 0;
+	__be32 addr;
 
 	if (port < PIB_SW_FIRST_PEER_PORT) {
 		rcu_read_lock();
@@ -124,10 +137,7 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		rcu_read_unlock();
 		return;
 	}
-	spin_lock_bh(&sw->lock);
-	if (peer < sw->num_peers && sw->peers[peer].up)
-		addr = sw->peers[peer].addr;
-	spin_unlock_bh(&sw->lock);
+	addr = pib_switch_peer_addr(sw, port);
 	if (addr)
 		pib_switch_xmit(sw, addr, buf, len, GFP_ATOMIC);
 }
@@ -339,44 +349,87 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 		pib_switch_output(sw, port, buf, len);
 }
 
+/* Where the LinearForwardingTable sends a unicast packet. */
+enum pib_sw_route {
+	PIB_SW_ROUTE_PORT,	/* out of a port */
+	PIB_SW_ROUTE_SMA,	/* to the switch's own SMA */
+	PIB_SW_ROUTE_NONE,	/* nowhere: no entry, or a port not ACTIVE */
+};
+
 /*
  * Unicast by the LinearForwardingTable. Only SMPs (VL15) may use a port
  * that is not ACTIVE; packets for the switch's own LID go to its SMA.
  */
+static enum pib_sw_route pib_switch_lft(struct pib_switch *sw,
+					unsigned int in_port,
+					const struct pib_pkt *pkt,
+					unsigned int *out)
+{
+	u16 dlid = pkt->lrh.dlid;
+	unsigned long flags;
+	bool mine, active;
+	u8 port;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	mine = sw->lid && (dlid & ~((1u << sw->lmc) - 1)) == sw->lid;
+	port = sw->lft[dlid];
+	active = sw->ports[in_port].state == PIB_PORT_ACTIVE &&
+		 port <= PIB_SW_NUM_PORTS &&
+		 sw->ports[port].state == PIB_PORT_ACTIVE;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	if (mine)
+		return PIB_SW_ROUTE_SMA;
+	if (!port || port > PIB_SW_NUM_PORTS ||
+	    (pkt->lrh.vl != PIB_VL15 && !active))
+		return PIB_SW_ROUTE_NONE;
+	*out = port;
+	return PIB_SW_ROUTE_PORT;
+}
+
 static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 				 u8 *buf, unsigned int len,
 				 const struct pib_pkt *pkt)
 {
-	u16 dlid = pkt->lrh.dlid;
-	bool mine, active;
-	unsigned long flags;
-	u8 out;
+	unsigned int out;
 
-	if (dlid == PIB_PERMISSIVE_LID) {
+	if (pkt->lrh.dlid == PIB_PERMISSIVE_LID) {
 		atomic64_inc(&sw->unrouted);	/* only DR SMPs may carry it */
 		return;
 	}
-	if (dlid >= PIB_LID_MCAST) {
+	if (pkt->lrh.dlid >= PIB_LID_MCAST) {
 		pib_switch_mcast(sw, in_port, buf, len, pkt);
 		return;
 	}
-	spin_lock_irqsave(&sw->lock, flags);
-	mine = sw->lid && (dlid & ~((1u << sw->lmc) - 1)) == sw->lid;
-	out = sw->lft[dlid];
-	active = sw->ports[in_port].state == PIB_PORT_ACTIVE &&
-		 out <= PIB_SW_NUM_PORTS &&
-		 sw->ports[out].state == PIB_PORT_ACTIVE;
-	spin_unlock_irqrestore(&sw->lock, flags);
-	if (mine) {
+	switch (pib_switch_lft(sw, in_port, pkt, &out)) {
+	case PIB_SW_ROUTE_PORT:
+		pib_switch_output(sw, out, buf, len);
+		break;
+	case PIB_SW_ROUTE_SMA:
 		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
-		return;
-	}
-	if (!out || out > PIB_SW_NUM_PORTS ||
-	    (pkt->lrh.vl != PIB_VL15 && !active)) {
+		break;
+	default:
 		atomic64_inc(&sw->unrouted);
-		return;
 	}
-	pib_switch_output(sw, out, buf, len);
+}
+
+/* A directed-route SMP: LID-routed packets and raw hellos are not. */
+static bool pib_switch_is_dr(const u8 *buf, const struct pib_pkt *pkt)
+{
+	return pkt->lrh.lnh != PIB_LNH_RAW && pkt->lrh.vl == PIB_VL15 &&
+	       pkt->lrh.dlid == PIB_PERMISSIVE_LID && pkt->bth.dest_qp == 0 &&
+	       pkt->payload_len == PIB_SMP_LEN &&
+	       buf[pkt->payload_off + 1] == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
+}
+
+/* Forward a parsed packet that entered through @in_port. */
+static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
+			       u8 *buf, unsigned int len,
+			       const struct pib_pkt *pkt)
+{
+	if (pib_switch_is_dr(buf, pkt))
+		pib_switch_dr(sw, in_port, buf, len, pkt);
+	else
+		pib_switch_lid_route(sw, in_port, buf, len, pkt);
 }
 
 /**
@@ -399,12 +452,42 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		atomic64_inc(&sw->drops[err]);
 		return;
 	}
-	if (pkt.lrh.lnh != PIB_LNH_RAW && pkt.lrh.vl == PIB_VL15 &&
-	    pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.bth.dest_qp == 0 &&
-	    pkt.payload_len == PIB_SMP_LEN &&
-	    buf[pkt.payload_off + 1] == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) {
-		pib_switch_dr(sw, in_port, buf, len, &pkt);
+	pib_switch_forward(sw, in_port, buf, len, &pkt);
+}
+
+/**
+ * pib_switch_send() - a packet from a local device enters the switch
+ * @sw: the switch
+ * @in_port: the device's port
+ * @skb: the packet, built behind pib_tx_headroom(); consumed
+ *
+ * As pib_switch_input(), but a unicast packet for another host leaves in
+ * @skb itself: no copy of the data path's packets on their way out.
+ */
+void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
+		     struct sk_buff *skb)
+{
+	enum pib_pkt_err err;
+	struct pib_pkt pkt;
+	unsigned int out;
+	__be32 addr;
+
+	err = pib_pkt_parse(skb->data, skb->len, &pkt);
+	if (err) {
+		atomic64_inc(&sw->drops[err]);
+		kfree_skb(skb);
 		return;
 	}
-	pib_switch_lid_route(sw, in_port, buf, len, &pkt);
+	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
+	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
+	    out >= PIB_SW_FIRST_PEER_PORT) {
+		addr = pib_switch_peer_addr(sw, out);
+		if (addr)
+			pib_switch_xmit_skb(sw, addr, skb);
+		else
+			kfree_skb(skb);
+		return;
+	}
+	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt);
+	consume_skb(skb);
 }

@@ -50,4 +50,25 @@ for t in test_device.DeviceTest.test_query_device \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done
+
+# The same suite on rdma_rxe over the same netdev, for comparison: the
+# tests rxe passes that pib skips are listed in the log (they are the
+# unsupported features the README lists).
+verdicts() {	# verdicts FILE: "test verdict" lines
+	awk '/ \(tests\.[^)]*\)/ { match($0, /\(tests\.[^)]*\)/); t = substr($0, RSTART + 7, RLENGTH - 8) }
+		t && / \.\.\. / { v = $0; sub(/.* \.\.\. /, "", v); sub(/ .*/, "", v); print t, v; t = "" }' "$1"
+}
+if modprobe rdma_rxe && rdma link add rxe0 type rxe netdev eth0; then
+	timeout 600 bash "$run_tests" --dev rxe0 -v >"$PIB_RESULTS/run_tests.rxe.txt" 2>&1
+	verdicts "$out" | sort >/tmp/pib.verdicts
+	verdicts "$PIB_RESULTS/run_tests.rxe.txt" | sort >/tmp/rxe.verdicts
+	echo "pib: $(grep -c ' ok$' /tmp/pib.verdicts) ok, $(grep -c ' skipped$' /tmp/pib.verdicts) skipped;" \
+		"rxe: $(grep -c ' ok$' /tmp/rxe.verdicts) ok, $(grep -c ' skipped$' /tmp/rxe.verdicts) skipped," \
+		"$(grep -Ec ' (FAIL|ERROR)$' /tmp/rxe.verdicts) failed"
+	echo "passed on rxe, not on pib:"
+	grep ' ok$' /tmp/rxe.verdicts >/tmp/rxe.ok
+	grep -v ' ok$' /tmp/pib.verdicts >/tmp/pib.not-ok
+	join /tmp/rxe.ok /tmp/pib.not-ok | sed 's/^/    /'
+	rdma link delete rxe0
+fi
 pib_done
