@@ -332,7 +332,7 @@ struct pib_switch {
  * @txq: packets the port sends, waiting for @tx_work
  * @ackq: ACKs and NAKs the port sends; they go before @txq
  * @tx_work: hands @ackq and @txq to the switch, in process context
- * @tx_flags: PIB_TX_BUSY while a task hands them over (pib_dev_tx())
+ * @tx_flags: PIB_TX_BUSY while a context hands them over (pib_dev_tx())
  * @qps: QPs by number, 2 and up (RCU)
  * @next_qpn: where the search for a free QP number starts
  * @mcast_lock: protects @mcast
@@ -647,6 +647,8 @@ struct pib_rd_res {
  * @res_head: next resource to use
  * @res_tail: oldest resource with a READ left to answer
  * @ack_pending: an ACK is owed for @epsn - 1
+ * @reads_due: READ responses wait to be sent; the receive path runs the
+ *	QP once it has dropped the lock (pib_resp_rcv())
  */
 struct pib_resp {
 	u32 epsn;
@@ -665,6 +667,7 @@ struct pib_resp {
 	u32 res_head;
 	u32 res_tail;
 	bool ack_pending;
+	bool reads_due;
 };
 
 /**
@@ -694,6 +697,8 @@ struct pib_resp {
  * @resp: responder state
  * @mcast: multicast groups attached (list of struct pib_mcast_attach)
  * @work: sends packets: requests, READ responses, retransmissions
+ * @run_flags: PIB_QP_RUNNING while a task sends for the QP (pib_qp_run()),
+ *	PIB_QP_AGAIN when it must go round once more
  */
 struct pib_qp {
 	struct ib_qp ibqp;
@@ -721,7 +726,12 @@ struct pib_qp {
 	struct pib_resp resp;
 	struct list_head mcast;
 	struct work_struct work;
+	unsigned long run_flags;
 };
+
+/* pib_qp.run_flags */
+#define PIB_QP_RUNNING	0
+#define PIB_QP_AGAIN	1
 
 static inline struct pib_dev *to_pib_dev(struct ib_device *ibdev)
 {
@@ -784,7 +794,7 @@ void pib_dev_netdev_event(struct net_device *ndev, unsigned long event);
 void pib_dev_dealloc(struct ib_device *ibdev);
 /* pib_dev.tx_flags */
 #define PIB_TX_BUSY	0
-void pib_dev_tx(struct pib_dev *dev);
+void pib_dev_tx_kick(struct pib_dev *dev);
 
 /* pib_net.c: the per-netdev switch and its UDP socket */
 extern unsigned short pib_udp_port;
@@ -849,11 +859,7 @@ void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
-/* How pib_dev_send() sends. */
-#define PIB_TX_ACKS	BIT(0)	/* ACKs and NAKs: before the data */
-#define PIB_TX_NOW	BIT(1)	/* in this task, not the transmit work */
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q,
-		  unsigned int how);
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -937,6 +943,7 @@ struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
 void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
 		     u32 body);
 void pib_pkt_finish(struct sk_buff *skb);
+void pib_qp_run(struct pib_qp *qp);
 void pib_qp_work(struct work_struct *work);
 
 /* pib_comp.c: the completer, completions, the retransmit timer */

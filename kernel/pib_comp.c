@@ -474,7 +474,8 @@ void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	pib_qp_notify_cqs(qp);
-	pib_qp_kick(qp);
+	/* What the ACK let go leaves now, not after a worker's wake-up. */
+	pib_qp_run(qp);
 }
 
 /**

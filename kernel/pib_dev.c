@@ -171,15 +171,13 @@ static int pib_check_netdev(struct net_device *ndev)
 	return 0;
 }
 
-/**
- * pib_dev_tx() - hand what the port sent to the switch, in order
- * @dev: the device
- *
- * One task at a time does it: one that finds another at it leaves its
- * packets to that one, which looks at the queues again once it is done
- * and leaves what came meanwhile to the transmit work.
+/*
+ * Hand what the port sent to the switch, in order. One context at a time
+ * does it: one that finds another at it leaves its packets to that one,
+ * which looks at the queues again once it is done and leaves what came
+ * meanwhile to the transmit work.
  */
-void pib_dev_tx(struct pib_dev *dev)
+static void pib_dev_tx(struct pib_dev *dev)
 {
 	struct sk_buff *skb;
 
@@ -196,9 +194,41 @@ void pib_dev_tx(struct pib_dev *dev)
 		schedule_work(&dev->tx_work);
 }
 
+/* Set while this CPU hands a device's packets to the switch. */
+static DEFINE_PER_CPU(bool, pib_tx_active);
+
+/**
+ * pib_dev_tx_kick() - have the packets the port queued sent
+ * @dev: the device
+ *
+ * They go at once, in this context (a QP's work, the doorbell of a user's
+ * system call, the receive softirq that an ACK answers), without the
+ * wake-up of a worker. Where that cannot be, they are left to the
+ * device's transmit work: with interrupts off, and where this CPU is
+ * handing over packets already, since a packet for a device on this host
+ * makes that device answer from inside the sender's transmit: one level
+ * of that, not a chain through every device on the host.
+ */
+void pib_dev_tx_kick(struct pib_dev *dev)
+{
+	if (irqs_disabled()) {
+		schedule_work(&dev->tx_work);
+		return;
+	}
+	local_bh_disable();
+	if (__this_cpu_read(pib_tx_active)) {
+		schedule_work(&dev->tx_work);
+	} else {
+		__this_cpu_write(pib_tx_active, true);
+		pib_dev_tx(dev);
+		__this_cpu_write(pib_tx_active, false);
+	}
+	local_bh_enable();
+}
+
 static void pib_dev_tx_work(struct work_struct *work)
 {
-	pib_dev_tx(container_of(work, struct pib_dev, tx_work));
+	pib_dev_tx_kick(container_of(work, struct pib_dev, tx_work));
 }
 
 static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,

@@ -271,6 +271,7 @@ static void pib_qp_reset(struct pib_qp *qp)
 	qp->resp.have_wqe = false;
 	qp->resp.nak_psn_sent = false;
 	qp->resp.ack_pending = false;
+	qp->resp.reads_due = false;
 	qp->resp.res_head = 0;
 	qp->resp.res_tail = 0;
 	memset(qp->resp.res, 0, PIB_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
@@ -545,7 +546,15 @@ out:
 	if (err)
 		*bad_wr = wr;
 	pib_qp_notify_cqs(qp);
-	pib_qp_kick(qp);
+	/*
+	 * A user's doorbell is a system call that may send at once; kernel
+	 * consumers may post with interrupts off or from a completion
+	 * handler, and leave the sending to the QP's work.
+	 */
+	if (qp->user)
+		pib_qp_run(qp);
+	else
+		pib_qp_kick(qp);
 	return err;
 }
 

@@ -180,20 +180,15 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
  * pib_dev_send() - send packets out of the HCA's port, in order
  * @dev: the device
  * @q: the packets (sealed); emptied
- * @how: PIB_TX_ACKS: they are ACKs or NAKs, which overtake the data waiting
- *	to leave; PIB_TX_NOW: the caller is a task off the receive path, which
- *	hands them to the switch itself (pib_dev_tx()), saving a wake-up
+ * @acks: they are ACKs or NAKs, which overtake the data waiting to leave
  *
  * A port that is DOWN sends nothing, and only SMPs (VL15) may leave a port
- * that is not ACTIVE (IBA 7.2): the others are discarded there. Without
- * PIB_TX_NOW the switch takes them from the device's transmit work, so
- * that a packet delivered to a device on this host never makes that
- * device send in the sender's context.
+ * that is not ACTIVE (IBA 7.2): the others are discarded there. The
+ * packets go to the switch at once where pib_dev_tx_kick() can.
  */
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q,
-		  unsigned int how)
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks)
 {
-	struct sk_buff_head *txq = how & PIB_TX_ACKS ? &dev->ackq : &dev->txq;
+	struct sk_buff_head *txq = acks ? &dev->ackq : &dev->txq;
 	struct pib_counters *c = &dev->port.counters;
 	enum ib_port_state state = READ_ONCE(dev->port.state);
 	struct sk_buff *skb;
@@ -216,10 +211,6 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q,
 		any = true;
 	}
 	spin_unlock_irqrestore(&txq->lock, flags);
-	if (!any)
-		return;
-	if (how & PIB_TX_NOW)
-		pib_dev_tx(dev);
-	else
-		schedule_work(&dev->tx_work);
+	if (any)
+		pib_dev_tx_kick(dev);
 }

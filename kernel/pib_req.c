@@ -15,8 +15,10 @@
 #define PIB_RC_WINDOW		64
 /* An RC requester asks for an ACK at least this often. */
 #define PIB_ACK_REQ_EVERY	32
-/* Packets one run of a QP's work sends before it yields. */
+/* Packets one round of a QP's sending sends before it yields. */
 #define PIB_REQ_BUDGET		64
+/* Rounds of pib_qp_run() before it leaves the rest to the QP's work. */
+#define PIB_QP_ROUNDS		4
 
 #define PIB_QPT_RC		BIT(0)
 #define PIB_QPT_UC		BIT(1)
@@ -582,16 +584,9 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	return budget <= 0;
 }
 
-/**
- * pib_qp_work() - a QP's work: READ responses, then requests
- * @work: the QP's work
- *
- * Sends at most a budget of packets per run and queues itself again if
- * there is more, so that one busy QP does not starve the others.
- */
-void pib_qp_work(struct work_struct *work)
+/* One round of a QP's sending: READ responses, then requests. */
+static bool pib_qp_send_round(struct pib_qp *qp)
 {
-	struct pib_qp *qp = container_of(work, struct pib_qp, work);
 	struct sk_buff_head q;
 	unsigned long flags;
 	bool more;
@@ -601,8 +596,48 @@ void pib_qp_work(struct work_struct *work)
 	more = pib_resp_send_reads(qp, &q, PIB_REQ_BUDGET);
 	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, PIB_TX_NOW);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, false);
 	pib_qp_notify_cqs(qp);
+	return more;
+}
+
+/**
+ * pib_qp_run() - send what a QP has to send, in this context
+ * @qp: the QP
+ *
+ * One context at a time runs a QP: one that finds another at it asks it
+ * to go round once more (PIB_QP_AGAIN) and leaves. A round sends at most a
+ * budget of packets; when that runs out, or after PIB_QP_ROUNDS rounds,
+ * the QP's work goes on, so that one busy QP does not starve the others
+ * nor keep a system call or a softirq. Called from the QP's work, from a
+ * user's doorbell and from the completer when an ACK comes in, so that
+ * sends leave without waiting for a worker; never with the QP's lock held
+ * or interrupts off.
+ */
+void pib_qp_run(struct pib_qp *qp)
+{
+	unsigned int rounds = PIB_QP_ROUNDS;
+	bool more = false;
+
+	set_bit(PIB_QP_AGAIN, &qp->run_flags);
+	while (!test_and_set_bit(PIB_QP_RUNNING, &qp->run_flags)) {
+		while (!more && test_and_clear_bit(PIB_QP_AGAIN, &qp->run_flags))
+			more = pib_qp_send_round(qp) || !--rounds;
+		clear_bit_unlock(PIB_QP_RUNNING, &qp->run_flags);
+		/* Pairs with set_bit() and test_and_set_bit() of another task. */
+		smp_mb__after_atomic();
+		if (more || !test_bit(PIB_QP_AGAIN, &qp->run_flags))
+			break;
+	}
 	if (more)
 		pib_qp_kick(qp);
+}
+
+/**
+ * pib_qp_work() - a QP's work: pib_qp_run() on the workqueue
+ * @work: the QP's work
+ */
+void pib_qp_work(struct work_struct *work)
+{
+	pib_qp_run(container_of(work, struct pib_qp, work));
 }

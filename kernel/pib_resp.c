@@ -349,7 +349,7 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 	res->done = false;
 	if ((s32)(resp->res_tail - idx) > 0)
 		resp->res_tail = idx;
-	pib_qp_kick(qp);
+	resp->reads_due = true;
 }
 
 /* The end of an executed request: PSN, MSN, and the ACK it asks for. */
@@ -367,7 +367,7 @@ static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u8 f,
 	if (f & PIB_RQ_READ) {
 		res = &resp->res[(resp->res_head - 1) % resp->num_res];
 		resp->epsn = res->end_psn;
-		pib_qp_kick(qp);
+		resp->reads_due = true;
 	} else if (f & PIB_RQ_ATOMIC) {
 		res = &resp->res[(resp->res_head - 1) % resp->num_res];
 		pib_resp_ack(qp, q, pkt->bth.psn, PIB_SYN_ACK, &res->orig);
@@ -450,6 +450,7 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 {
 	struct sk_buff_head q;
 	unsigned long flags;
+	bool reads;
 
 	__skb_queue_head_init(&q);
 	spin_lock_irqsave(&qp->lock, flags);
@@ -459,9 +460,14 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 		else
 			pib_resp_uc(qp, pkt, buf);
 	}
+	reads = qp->resp.reads_due;
+	qp->resp.reads_due = false;
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, PIB_TX_ACKS);
+	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, true);
 	pib_qp_notify_cqs(qp);
+	/* READ responses leave now, not after a worker's wake-up. */
+	if (reads)
+		pib_qp_run(qp);
 }
 
 /* The next packet of a READ response; false if the memory went away. */
