@@ -680,10 +680,14 @@ struct pib_pkt {
 	unsigned int len;
 };
 
-/* Checks of an IBA packet's GRH and transport headers; @end is the ICRC's offset. */
+/*
+ * Checks of an IBA packet's GRH and transport headers; @end is the ICRC's
+ * offset; the ICRC too if @crcs.
+ */
 static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 						 unsigned int end,
-						 struct pib_pkt *pkt)
+						 struct pib_pkt *pkt,
+						 int crcs)
 {
 	unsigned int ext_len, rules;
 
@@ -712,24 +716,15 @@ static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 	pkt->payload_len = end - pkt->payload_off - pkt->bth.pad;
 	if (!(rules & PIB_EXT_PAYLOAD) && (pkt->payload_len || pkt->bth.pad))
 		return PIB_PKT_BAD_PAYLOAD;
-	if (pib_icrc(buf, pkt->hdr_len, end) != pib_get_le32(buf + end))
+	if (crcs && pib_icrc(buf, pkt->hdr_len, end) != pib_get_le32(buf + end))
 		return PIB_PKT_BAD_ICRC;
 	return PIB_PKT_OK;
 }
 
-/**
- * pib_pkt_parse() - check a received datagram and locate its parts
- * @buf: the datagram, which should hold one IB packet
- * @len: its length
- * @pkt: where the result goes
- *
- * Every length is checked against @len before it is used, so any input is
- * safe to parse.
- *
- * Return: PIB_PKT_OK, or why the packet must be dropped.
- */
-static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
-					     struct pib_pkt *pkt)
+/* pib_pkt_parse() and pib_pkt_locate(); the CRCs are checked if @crcs. */
+static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
+					     unsigned int len,
+					     struct pib_pkt *pkt, int crcs)
 {
 	unsigned int end;
 
@@ -739,7 +734,7 @@ static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
 	if (len > PIB_MAX_PKT_LEN || len - PIB_VCRC_LEN != pkt->lrh.pkt_len * 4u)
 		return PIB_PKT_BAD_LEN;
 	end = len - PIB_VCRC_LEN;
-	if (pib_vcrc(buf, end) != pib_get_le16(buf + end))
+	if (crcs && pib_vcrc(buf, end) != pib_get_le16(buf + end))
 		return PIB_PKT_BAD_VCRC;
 	if (pkt->lrh.lver)
 		return PIB_PKT_BAD_LVER;
@@ -756,8 +751,46 @@ static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
 	default:
 		if (end < PIB_LRH_LEN + PIB_ICRC_LEN)
 			return PIB_PKT_SHORT;
-		return pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt);
+		return pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
 	}
+}
+
+/**
+ * pib_pkt_parse() - check a received datagram and locate its parts
+ * @buf: the datagram, which should hold one IB packet
+ * @len: its length
+ * @pkt: where the result goes
+ *
+ * Every length is checked against @len before it is used, so any input is
+ * safe to parse.
+ *
+ * Return: PIB_PKT_OK, or why the packet must be dropped.
+ */
+static inline enum pib_pkt_err pib_pkt_parse(const __u8 *buf, unsigned int len,
+					     struct pib_pkt *pkt)
+{
+	return pib_pkt_check(buf, len, pkt, 1);
+}
+
+/**
+ * pib_pkt_locate() - locate the parts of a packet this host built or checked
+ * @buf: the packet
+ * @len: its length
+ * @pkt: where the result goes
+ *
+ * As pib_pkt_parse(), without the ICRC and VCRC: for packets that a device
+ * or switch of this host sealed, or that pib_pkt_parse() took in from the
+ * LAN, as they pass from a device to its switch and on to a device. Their
+ * CRCs are computed once by the sender and checked once where they enter
+ * a host, not again at every hop in memory.
+ *
+ * Return: PIB_PKT_OK, or why the packet must be dropped.
+ */
+static inline enum pib_pkt_err pib_pkt_locate(const __u8 *buf,
+					      unsigned int len,
+					      struct pib_pkt *pkt)
+{
+	return pib_pkt_check(buf, len, pkt, 0);
 }
 
 /*

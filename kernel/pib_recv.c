@@ -132,7 +132,8 @@ static struct pib_qp *pib_special_qp(struct pib_dev *dev,
 /**
  * pib_hca_receive() - a packet arrives at the HCA's port from its switch
  * @dev: the device
- * @buf: the packet
+ * @buf: the packet, from the switch: built on this host or checked where
+ *	it came in from the LAN, so its CRCs are not checked again
  * @len: its length
  *
  * Packets for no QP, another transport, a wrong P_Key or another LID are
@@ -148,7 +149,7 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 
 	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN)
 		return;
-	if (pib_pkt_parse(buf, len, &pkt)) {
+	if (pib_pkt_locate(buf, len, &pkt)) {
 		atomic64_inc(&c->rcv_errors);
 		return;
 	}

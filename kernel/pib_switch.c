@@ -436,7 +436,8 @@ static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
  * pib_switch_input() - a packet enters the switch through a port
  * @sw: the switch
  * @in_port: the port (a device's or a peer's)
- * @buf: the packet; the switch may rewrite it
+ * @buf: the packet, built on this host or checked where it came in from
+ *	the LAN (pib_pkt_locate()); the switch may rewrite it
  * @len: its length
  *
  * May be called in any context; it does not sleep.
@@ -447,7 +448,7 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
 
-	err = pib_pkt_parse(buf, len, &pkt);
+	err = pib_pkt_locate(buf, len, &pkt);
 	if (err) {
 		atomic64_inc(&sw->drops[err]);
 		return;
@@ -472,7 +473,7 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	unsigned int out;
 	__be32 addr;
 
-	err = pib_pkt_parse(skb->data, skb->len, &pkt);
+	err = pib_pkt_locate(skb->data, skb->len, &pkt);
 	if (err) {
 		atomic64_inc(&sw->drops[err]);
 		kfree_skb(skb);

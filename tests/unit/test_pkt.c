@@ -350,8 +350,34 @@ static void test_hello(void)
 	CHECK_EQ(pib_guid_from_mac(mac, PIB_SWITCH_GUID_INDEX), 0x5054007ffe990001ULL);
 }
 
+/*
+ * pib_pkt_locate(), for packets this host built or checked: the headers
+ * are checked as pib_pkt_parse() checks them, the CRCs are not.
+ */
+static void test_locate(void)
+{
+	struct pib_pkt pkt, parsed;
+	unsigned int len = build(buf, PIB_OP_RC_SEND_ONLY, 1, 64, 0);
+
+	CHECK_EQ(pib_pkt_parse(buf, len, &parsed), PIB_PKT_OK);
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pkt.payload_off, parsed.payload_off);
+	CHECK_EQ(pkt.payload_len, parsed.payload_len);
+	CHECK_EQ(pkt.hdr_len, parsed.hdr_len);
+	CHECK_EQ(pkt.bth.psn, parsed.bth.psn);
+	buf[len - 1] ^= 1;		/* VCRC */
+	buf[len - 3] ^= 1;		/* ICRC */
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VCRC);
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_pkt_locate(buf, len + 4, &pkt), PIB_PKT_BAD_LEN);
+	CHECK_EQ(pib_pkt_locate(buf, 3, &pkt), PIB_PKT_SHORT);
+	buf[8 + 40 + 1] |= 0x0f;	/* BTH TVer */
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_BAD_TVER);
+}
+
 int main(void)
 {
+	test_locate();
 	test_hello();
 	test_crcs();
 	test_header_round_trips();
