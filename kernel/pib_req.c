@@ -610,9 +610,9 @@ static bool pib_qp_send_round(struct pib_qp *qp)
  * budget of packets; when that runs out, or after PIB_QP_ROUNDS rounds,
  * the QP's work goes on, so that one busy QP does not starve the others
  * nor keep a system call or a softirq. Called from the QP's work, from a
- * user's doorbell and from the completer when an ACK comes in, so that
- * sends leave without waiting for a worker; never with the QP's lock held
- * or interrupts off.
+ * user's doorbell, from the completer when an ACK comes in and from the
+ * responder when READ responses are due, so that packets leave without
+ * waiting for a worker; never with the QP's lock held or interrupts off.
  */
 void pib_qp_run(struct pib_qp *qp)
 {
