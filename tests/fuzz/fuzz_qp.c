@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * fuzz_qp.c: pib's transport under fuzzing. One device (LID 1, MTU 4096)
+ * has these QPs, all in RTS, made and driven through pib's own verbs
+ * (pib_create_qp, pib_modify_qp, pib_post_send, ...):
+ *
+ *   0 RC with its own RQ       3 UD (on multicast group 0xc001)
+ *   1 RC on an SRQ             4 GSI (QP1)
+ *   2 UC                       5 RC of a "user": a hostile provider
+ *                                writes its rings (its own CQ)
+ *
+ * plus a user MR of three pages at FUZZ_MR_VA. The peer is LID 2.
+ *
+ * Input: 6 bytes of configuration, then events until the input ends:
+ *   config: path MTU, PSN choice, retry_cnt|rnr_retry<<3, timeout,
+ *           min_rnr_timer|sig_all<<5, max_rd_atomic|max_dest_rd_atomic<<4
+ *   event:  one byte, then its arguments (fuzz_qp_event() lists them).
+ *
+ * Packets are templated (the harness writes LRH, GRH, BTH and seals; the
+ * input gives the opcode, QP, PSN offset, flags and the bytes after the
+ * BTH) or raw. After every event the harness runs queued work and checks
+ * the QPs' ring and PSN invariants; every packet pib sends must parse
+ * with valid CRCs; at the end everything is destroyed, and nothing may be
+ * left queued, pending or allocated.
+ */
+#include "fuzz.h"
+#include "fuzz_qp.h"
+
+#define FQ_NQP			6
+#define FQ_USER			5	/* the user's RC QP */
+#define FQ_PEER_LID		2
+#define FQ_PEER_QPN		0x40	/* + QP index */
+#define FQ_MCAST_LID		0xc001
+#define FQ_QKEY			0x11111111
+#define FUZZ_MR_VA		0x10010ULL
+#define FUZZ_MR_LEN		(3 * PAGE_SIZE)
+#define FQ_REMOTE_VA		0x900000ULL
+#define FQ_REMOTE_RKEY		0x4242
+#define FQ_MAX_EVENTS		256
+#define FQ_SQ_DEPTH		16
+#define FQ_RQ_DEPTH		16
+
+/**
+ * struct fq - the objects of one run
+ * @dev: the device
+ * @pd: the PD everything is on
+ * @cq: the kernel QPs' CQ
+ * @ucq: the user QP's CQ
+ * @srq: the SRQ of QP 1
+ * @mr: the user MR
+ * @ah: the AH of UD sends (to the peer)
+ * @qp: the QPs
+ * @wr_id: the next work request's id
+ * @mode: responder or requester
+ */
+struct fq {
+	struct pib_dev *dev;
+	struct pib_pd pd;
+	struct pib_cq *cq;
+	struct pib_cq *ucq;
+	struct pib_srq *srq;
+	struct ib_mr *mr;
+	struct pib_ah ah;
+	struct pib_qp *qp[FQ_NQP];
+	u64 wr_id;
+	enum fuzz_qp_mode mode;
+};
+
+static const enum ib_qp_type fq_types[FQ_NQP] = {
+	IB_QPT_RC, IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_RC,
+};
+
+/* Starting PSNs: ordinary ones, and ones at the edge of the 24-bit space. */
+static const u32 fq_psns[8] = {
+	0, 0x100, 0xfffff0, 0xffffff, 0x7ffff8, 0x800000, 0x123456, 1,
+};
+
+static void fq_event_handler(struct ib_event *ev, void *ctx)
+{
+	FUZZ_CHECK(ev->event <= IB_EVENT_GID_CHANGE);
+}
+
+static void fq_comp_handler(struct ib_cq *cq, void *ctx)
+{
+}
+
+static struct pib_cq *fq_cq_new(struct fq *f)
+{
+	struct pib_cq *cq = calloc(1, sizeof(*cq));
+	struct ib_cq_init_attr attr = { .cqe = 127 };
+
+	cq->ibcq.device = &f->dev->ibdev;
+	cq->ibcq.comp_handler = fq_comp_handler;
+	cq->ibcq.event_handler = fq_event_handler;
+	FUZZ_CHECK(!pib_create_cq(&cq->ibcq, &attr, NULL));
+	return cq;
+}
+
+static void fq_setup_objects(struct fq *f)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = fq_event_handler,
+		.attr = { .max_wr = FQ_RQ_DEPTH, .max_sge = 2, .srq_limit = 4 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+
+	f->pd.ibpd.device = &f->dev->ibdev;
+	f->cq = fq_cq_new(f);
+	f->ucq = fq_cq_new(f);
+	f->srq = calloc(1, sizeof(*f->srq));
+	f->srq->ibsrq.device = &f->dev->ibdev;
+	f->srq->ibsrq.pd = &f->pd.ibpd;
+	f->srq->ibsrq.event_handler = fq_event_handler;
+	FUZZ_CHECK(!pib_create_srq(&f->srq->ibsrq, &sattr, NULL));
+	f->mr = pib_reg_user_mr(&f->pd.ibpd, FUZZ_MR_VA, FUZZ_MR_LEN, FUZZ_MR_VA,
+				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC,
+				NULL);
+	FUZZ_CHECK(!IS_ERR(f->mr));
+	/* What the RDMA core sets once the driver made the MR. */
+	f->mr->device = &f->dev->ibdev;
+	f->mr->pd = &f->pd.ibpd;
+	f->ah.ibah.device = &f->dev->ibdev;
+	f->ah.attr.type = RDMA_AH_ATTR_TYPE_IB;
+	f->ah.attr.port_num = PIB_PORT_NUM;
+	f->ah.attr.ib.dlid = FQ_PEER_LID;
+}
+
+/* Move a QP through INIT and RTR to RTS, as a consumer would. */
+static void fq_qp_connect(struct fq *f, struct pib_qp *qp, unsigned int i,
+			  const u8 *cfg)
+{
+	bool conn = fq_types[i] == IB_QPT_RC || fq_types[i] == IB_QPT_UC;
+	struct ib_qp_attr a = {
+		.qp_state = IB_QPS_INIT, .port_num = PIB_PORT_NUM,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+		.qkey = fq_types[i] == IB_QPT_GSI ? IB_QP1_QKEY : FQ_QKEY,
+	};
+	int mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+		   (conn ? IB_QP_ACCESS_FLAGS : IB_QP_QKEY);
+
+	FUZZ_CHECK(!pib_modify_qp(&qp->ibqp, &a, mask, NULL));
+	a.qp_state = IB_QPS_RTR;
+	mask = IB_QP_STATE;
+	if (conn) {
+		a.path_mtu = IB_MTU_256 + cfg[0] % 5;
+		a.dest_qp_num = FQ_PEER_QPN + i;
+		a.rq_psn = fq_psns[cfg[1] & 7];
+		a.max_dest_rd_atomic = cfg[5] >> 4;
+		a.min_rnr_timer = cfg[4] & 31;
+		a.ah_attr = f->ah.attr;
+		mask |= IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC |
+			IB_QP_MIN_RNR_TIMER;
+	}
+	FUZZ_CHECK(!pib_modify_qp(&qp->ibqp, &a, mask, NULL));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = fq_psns[(cfg[1] >> 3) & 7];
+	a.timeout = cfg[3] & 31;
+	a.retry_cnt = cfg[2] & 7;
+	a.rnr_retry = (cfg[2] >> 3) & 7;
+	a.max_rd_atomic = cfg[5] & 15;
+	mask = IB_QP_STATE | IB_QP_SQ_PSN;
+	if (fq_types[i] == IB_QPT_RC)
+		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			IB_QP_MAX_QP_RD_ATOMIC;
+	FUZZ_CHECK(!pib_modify_qp(&qp->ibqp, &a, mask, NULL));
+}
+
+static struct pib_qp *fq_qp_new(struct fq *f, unsigned int i, const u8 *cfg)
+{
+	struct pib_qp *qp = calloc(1, sizeof(*qp));
+	struct ib_qp_init_attr init = {
+		.event_handler = fq_event_handler,
+		.send_cq = i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
+		.recv_cq = i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
+		.srq = i == 1 ? &f->srq->ibsrq : NULL,
+		.cap = { .max_send_wr = FQ_SQ_DEPTH, .max_recv_wr = FQ_RQ_DEPTH,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+		.sq_sig_type = cfg[4] & 32 ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR,
+		.qp_type = fq_types[i],
+	};
+
+	/* What the RDMA core fills in before it calls create_qp. */
+	qp->ibqp.device = &f->dev->ibdev;
+	qp->ibqp.pd = &f->pd.ibpd;
+	qp->ibqp.send_cq = init.send_cq;
+	qp->ibqp.recv_cq = init.recv_cq;
+	qp->ibqp.srq = init.srq;
+	qp->ibqp.qp_type = init.qp_type;
+	qp->ibqp.event_handler = fq_event_handler;
+	FUZZ_CHECK(!pib_create_qp(&qp->ibqp, &init, NULL));
+	/* A user QP: the same rings, written by a provider the kernel distrusts. */
+	qp->user = i == FQ_USER;
+	fq_qp_connect(f, qp, i, cfg);
+	return qp;
+}
+
+/* An SGE into the MR: @off bytes in, @len bytes long, clipped to the MR. */
+static struct ib_sge fq_sge(struct fq *f, u32 off, u32 len)
+{
+	off %= FUZZ_MR_LEN;
+	return (struct ib_sge){
+		.addr = FUZZ_MR_VA + off,
+		.length = min_t(u32, len, FUZZ_MR_LEN - off),
+		.lkey = f->mr->lkey,
+	};
+}
+
+static void fq_post_recv(struct fq *f, struct pib_qp *qp, u32 len)
+{
+	struct ib_sge sge[2] = { fq_sge(f, len * 7, 512), fq_sge(f, 0, len) };
+	struct ib_recv_wr wr = {
+		.wr_id = f->wr_id++, .sg_list = sge, .num_sge = 2,
+	};
+	const struct ib_recv_wr *bad;
+
+	if (qp->srq)
+		pib_post_srq_recv(qp->ibqp.srq, &wr, &bad);
+	else
+		pib_post_recv(&qp->ibqp, &wr, &bad);
+}
+
+/* Post one send WR of a kind (0..9) with @len bytes from the MR. */
+static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
+			 u8 flags)
+{
+	static const enum ib_wr_opcode ops[] = {
+		IB_WR_SEND, IB_WR_SEND_WITH_IMM, IB_WR_RDMA_WRITE,
+		IB_WR_RDMA_WRITE_WITH_IMM, IB_WR_RDMA_READ,
+		IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
+		IB_WR_SEND_WITH_INV, IB_WR_LOCAL_INV, IB_WR_SEND,
+	};
+	enum ib_wr_opcode op = ops[kind % ARRAY_SIZE(ops)];
+	bool atomic = op == IB_WR_ATOMIC_CMP_AND_SWP ||
+		      op == IB_WR_ATOMIC_FETCH_AND_ADD;
+	struct ib_sge sge = fq_sge(f, (len >> 4) * 8, atomic ? 8 : len);
+	u8 inline_buf[64];
+	union {
+		struct ib_rdma_wr rdma;
+		struct ib_atomic_wr atomic;
+		struct ib_ud_wr ud;
+	} w = { 0 };
+	const struct ib_send_wr *bad;
+	struct ib_send_wr *wr = &w.rdma.wr;
+
+	wr->wr_id = f->wr_id++;
+	wr->opcode = op;
+	wr->send_flags = flags & (IB_SEND_FENCE | IB_SEND_SIGNALED |
+				  IB_SEND_SOLICITED);
+	wr->sg_list = &sge;
+	wr->num_sge = 1;
+	wr->ex.invalidate_rkey = op == IB_WR_LOCAL_INV ? f->mr->rkey : 0x1234;
+	if (kind % ARRAY_SIZE(ops) == 9) {
+		memset(inline_buf, 0x5a, sizeof(inline_buf));
+		sge.addr = (uintptr_t)inline_buf;
+		sge.length = len % (sizeof(inline_buf) + 1);
+		wr->send_flags |= IB_SEND_INLINE;
+	}
+	if (op == IB_WR_RDMA_WRITE || op == IB_WR_RDMA_WRITE_WITH_IMM ||
+	    op == IB_WR_RDMA_READ) {
+		w.rdma.remote_addr = FQ_REMOTE_VA;
+		w.rdma.rkey = FQ_REMOTE_RKEY;
+	} else if (atomic) {
+		w.atomic.remote_addr = FQ_REMOTE_VA;
+		w.atomic.rkey = FQ_REMOTE_RKEY;
+		w.atomic.compare_add = 1;
+		w.atomic.swap = 2;
+	} else if (qp->ibqp.qp_type == IB_QPT_UD ||
+		   qp->ibqp.qp_type == IB_QPT_GSI) {
+		w.ud.ah = &f->ah.ibah;
+		w.ud.remote_qpn = FQ_PEER_QPN;
+		w.ud.remote_qkey = FQ_QKEY;
+	}
+	pib_post_send(&qp->ibqp, wr, &bad);
+}
+
+/*
+ * The user's provider writes a send WQE into its SQ (or a receive WQE
+ * into its RQ) and publishes it: anything at all, or, with "aim", SGEs
+ * that point into the MR.
+ */
+static void fq_user_wqe(struct fq *f, struct fuzz_in *in)
+{
+	struct pib_qp *qp = f->qp[FQ_USER];
+	u8 how = fuzz_u8(in);
+	bool rq = how & 1, aim = how & 2;
+	struct pib_ring *ring = rq ? &qp->rq : &qp->sq.ring;
+	u32 prod = READ_ONCE(ring->hdr->producer);
+	u8 *e = pib_ring_entry(ring, prod);
+	struct pib_sge *sge;
+	u32 i, nsge;
+
+	fuzz_bytes(in, e, ring->stride);
+	if (rq) {
+		sge = ((struct pib_recv_wqe *)e)->sge;
+		nsge = ((struct pib_recv_wqe *)e)->num_sge;
+	} else {
+		sge = PIB_WQE_SGE((struct pib_send_wqe *)e);
+		nsge = ((struct pib_send_wqe *)e)->num_sge;
+		/* Kernel-only opcodes are refused from users; see that they are. */
+		if (how & 4)
+			((struct pib_send_wqe *)e)->opcode = PIB_WR_REG_MR;
+	}
+	nsge = min_t(u32, nsge, (ring->stride - (u32)((u8 *)sge - e)) /
+				sizeof(*sge));
+	for (i = 0; aim && i < nsge; i++) {
+		sge[i].lkey = f->mr->lkey;
+		sge[i].addr = FUZZ_MR_VA + sge[i].addr % (FUZZ_MR_LEN + 64);
+	}
+	WRITE_ONCE(ring->hdr->producer, prod + 1);
+}
+
+/* The user's provider writes any value into a ring index it owns. */
+static void fq_user_index(struct fq *f, struct fuzz_in *in)
+{
+	struct pib_qp *qp = f->qp[FQ_USER];
+	u8 which = fuzz_u8(in);
+	u32 v = fuzz_u32(in);
+
+	switch (which % 3) {
+	case 0:
+		WRITE_ONCE(qp->sq.ring.hdr->producer,
+			   which & 4 ? v : qp->sq.ring.cons + (v & 0x3f));
+		break;
+	case 1:
+		WRITE_ONCE(qp->rq.hdr->producer,
+			   which & 4 ? v : qp->rq.cons + (v & 0x3f));
+		break;
+	default:
+		WRITE_ONCE(f->ucq->ring.hdr->consumer,
+			   which & 4 ? v : f->ucq->ring.prod - (v & 0xff));
+	}
+}
+
+static bool fq_is_response(u8 op)
+{
+	return op >= PIB_OP_RC_READ_RESPONSE_FIRST &&
+	       op <= PIB_OP_RC_ATOMIC_ACKNOWLEDGE;
+}
+
+/*
+ * With "aim", a RETH or AtomicETH names the MR: its key, and an address
+ * from the MR's start (a little past its end too) by the input's address.
+ * @ext holds @n bytes after the BTH.
+ */
+static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
+{
+	unsigned int rules = pib_opcode_rules[op];
+	u32 off = rules & PIB_EXT_DETH ? PIB_DETH_LEN : 0;
+
+	if (!(rules & (PIB_EXT_RETH | PIB_EXT_ATOMICETH)) ||
+	    n < off + (rules & PIB_EXT_RETH ? PIB_RETH_LEN : PIB_ATOMICETH_LEN))
+		return;
+	pib_put64(ext + off, FUZZ_MR_VA + pib_get64(ext + off) %
+			     (FUZZ_MR_LEN + 64));
+	pib_put32(ext + off + 8, f->mr->rkey);
+}
+
+/*
+ * A packet to one of the QPs. Arguments: QP (bit 7: to the multicast
+ * group), opcode, flags, PSN offset (s16, from the PSN the QP expects
+ * next), length (u16), then the bytes after the BTH (extension headers,
+ * payload). Flags: 0 AckReq, 1 SE, 2 GRH, 3-4 BTH.PadCnt if not 0 (else
+ * the pad the length needs), 5 VL15, 6 aim at the MR, 7 a foreign SLID.
+ */
+static void fq_packet(struct fq *f, struct fuzz_in *in)
+{
+	u8 sel = fuzz_u8(in), op = fuzz_u8(in), flags = fuzz_u8(in);
+	s16 dpsn = (s16)fuzz_u16(in);
+	u32 n = fuzz_u16(in) % (PIB_MAX_PAYLOAD + PIB_ATOMICETH_LEN + 1);
+	struct pib_qp *qp = f->qp[(sel & 0x7f) % FQ_NQP];
+	bool mcast = sel & 0x80, grh = flags & 4;
+	u32 base = fq_is_response(op) ? qp->req.acked_psn + 1 : qp->resp.epsn;
+	u32 fill = -n & 3, hdr = pib_hdr_len(grh ? PIB_LNH_IBA_GLOBAL :
+						   PIB_LNH_IBA_LOCAL);
+	u32 len = hdr + n + fill + PIB_ICRC_LEN + PIB_VCRC_LEN;
+	struct pib_lrh lrh = {
+		.vl = flags & 0x20 ? PIB_VL15 : 0,
+		.lnh = grh ? PIB_LNH_IBA_GLOBAL : PIB_LNH_IBA_LOCAL,
+		.dlid = mcast ? FQ_MCAST_LID : f->dev->port.lid,
+		.slid = flags & 0x80 ? 77 : FQ_PEER_LID,
+	};
+	struct pib_bth bth = {
+		.opcode = op, .se = flags & 2, .ack_req = flags & 1,
+		.pad = flags & 0x18 ? (flags >> 3) & 3 : fill,
+		.pkey = PIB_DEFAULT_PKEY,
+		.dest_qp = mcast ? PIB_MCAST_QPN : qp->ibqp.qp_num,
+		.psn = (base + dpsn) & PIB_PSN_MASK,
+	};
+	struct pib_grh g = {
+		.ip_ver = PIB_GRH_IP_VERSION, .next_hdr = PIB_GRH_NEXT_HDR_BTH,
+		.hop_limit = 1, .pay_len = len - PIB_VCRC_LEN - PIB_LRH_LEN -
+					   PIB_GRH_LEN,
+	};
+	u8 *buf = calloc(1, len);
+
+	pib_lrh_pack(buf, &lrh);
+	if (grh)
+		pib_grh_pack(buf + PIB_LRH_LEN, &g);
+	pib_bth_pack(buf + hdr - PIB_BTH_LEN, &bth);
+	fuzz_bytes(in, buf + hdr, n);
+	if (flags & 0x40)
+		fq_aim(f, op, buf + hdr, n);
+	FUZZ_CHECK(pib_pkt_seal(buf, hdr + n + fill) == len);
+	pib_hca_receive(f->dev, buf, len);
+	free(buf);
+}
+
+/* Any bytes at all, as the switch would hand them over. */
+static void fq_raw(struct fq *f, struct fuzz_in *in)
+{
+	u32 len = fuzz_u16(in) % (PIB_MAX_PKT_LEN + 8);
+	u8 *buf = malloc(len ? len : 1);
+
+	fuzz_bytes(in, buf, len);
+	pib_hca_receive(f->dev, buf, len);
+	free(buf);
+}
+
+static void fq_poll(struct fq *f, u8 n)
+{
+	struct ib_wc wc[16];
+	int i, got = pib_poll_cq(&f->cq->ibcq, n % 17, wc);
+
+	FUZZ_CHECK(got >= 0 && got <= n % 17);
+	for (i = 0; i < got; i++) {
+		FUZZ_CHECK(wc[i].status <= IB_WC_GENERAL_ERR);
+		FUZZ_CHECK(wc[i].qp && wc[i].qp->device == &f->dev->ibdev);
+	}
+}
+
+/*
+ * A state change a consumer may ask for: to ERR, SQD and back, a new
+ * timeout and retry count in RTS, or RESET and all the way up again.
+ */
+static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
+{
+	u8 sel = fuzz_u8(in), what = fuzz_u8(in);
+	unsigned int i = sel % FQ_NQP;
+	struct pib_qp *qp = f->qp[i];
+	struct ib_qp_attr a = { .timeout = what & 31, .retry_cnt = sel >> 5 };
+
+	switch (what >> 5) {
+	case 0:
+		a.qp_state = IB_QPS_ERR;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL);
+		break;
+	case 1:
+		a.qp_state = IB_QPS_SQD;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL);
+		break;
+	case 2:
+		a.qp_state = IB_QPS_RTS;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL);
+		break;
+	case 3:
+		a.qp_state = IB_QPS_RTS;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE | IB_QP_TIMEOUT |
+			      IB_QP_RETRY_CNT, NULL);
+		break;
+	case 4:
+		a.qp_state = IB_QPS_RESET;
+		if (!pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL))
+			fq_qp_connect(f, qp, i, cfg);
+		break;
+	default:
+		/* Time passes: the retransmit and RNR timers run. */
+		jiffies += what * HZ / 8;
+		break;
+	}
+}
+
+/*
+ * One event. Its first byte picks it:
+ *   0, 9  a templated packet (fq_packet)
+ *   1     a raw packet: length (u16), bytes
+ *   2     the first pending timer fires
+ *   3     post send: QP, kind, length (u16), send flags
+ *   4     post receive: QP, length (u16)
+ *   5     poll the CQ: entries
+ *   6     modify: QP, what (fq_modify)
+ *   7     the user writes a WQE (fq_user_wqe) and rings the doorbell
+ *   8     the user writes a ring index (fq_user_index), doorbell
+ */
+static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
+{
+	const struct ib_send_wr *bad;
+	u8 e = fuzz_u8(in) % 10, sel;
+	u16 len;
+
+	switch (e) {
+	case 1:
+		fq_raw(f, in);
+		break;
+	case 2:
+		kshim_run_timers();
+		break;
+	case 3:
+		sel = fuzz_u8(in);
+		e = fuzz_u8(in);
+		len = fuzz_u16(in);
+		fq_post_send(f, f->qp[sel % FQ_NQP], e, len, fuzz_u8(in));
+		break;
+	case 4:
+		sel = fuzz_u8(in);
+		fq_post_recv(f, f->qp[sel % FQ_NQP], fuzz_u16(in));
+		break;
+	case 5:
+		fq_poll(f, fuzz_u8(in));
+		break;
+	case 6:
+		fq_modify(f, in, cfg);
+		break;
+	case 7:
+	case 8:
+		if (e == 7)
+			fq_user_wqe(f, in);
+		else
+			fq_user_index(f, in);
+		pib_post_send(&f->qp[FQ_USER]->ibqp, NULL, &bad);
+		break;
+	default:
+		fq_packet(f, in);
+	}
+}
+
+/* What must hold between events, whatever the packets said. */
+static void fq_check(struct fq *f)
+{
+	unsigned int i;
+
+	FUZZ_CHECK(!kshim_locks_held);
+	FUZZ_CHECK(f->cq->ring.prod - f->cq->ring.cons <= f->cq->ring.num);
+	for (i = 0; i < FQ_NQP; i++) {
+		struct pib_qp *qp = f->qp[i];
+		struct pib_sq *sq = &qp->sq;
+		u32 cons = sq->ring.cons;
+
+		if (!qp->user)
+			FUZZ_CHECK(sq->ring.prod - cons <= sq->ring.num);
+		FUZZ_CHECK(sq->fetched - cons <= sq->ring.num);
+		FUZZ_CHECK(qp->req.cur - cons <= sq->fetched - cons);
+		FUZZ_CHECK(!((qp->req.psn | qp->req.acked_psn | qp->resp.epsn |
+			      qp->resp.msn) & ~PIB_PSN_MASK));
+		FUZZ_CHECK(qp->resp.num_res >= 1 &&
+			   qp->resp.num_res <= PIB_MAX_RD_ATOMIC);
+		FUZZ_CHECK(qp->resp.res_head - qp->resp.res_tail <=
+			   qp->resp.num_res);
+		FUZZ_CHECK(qp->req.rd_atomic <= qp->max_rd_atomic);
+		FUZZ_CHECK(qp->state <= IB_QPS_ERR);
+	}
+}
+
+static void fq_setup(struct fq *f, const u8 *cfg)
+{
+	unsigned int i, k;
+	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
+
+	fuzz_world_init(1, false);
+	f->dev = fuzz_world.dev[0];
+	fuzz_port_up(f->dev, FUZZ_DEV_LID(0), IB_MTU_4096);
+	f->dev->port.pkeys[1] = 0x8001;		/* a full member... */
+	f->dev->port.pkeys[2] = 0x0002;		/* ...and a limited one */
+	fq_setup_objects(f);
+	for (i = 0; i < FQ_NQP; i++)
+		f->qp[i] = fq_qp_new(f, i, cfg);
+	FUZZ_CHECK(!pib_attach_mcast(&f->qp[3]->ibqp, &mgid, FQ_MCAST_LID));
+	for (i = 0; i < FQ_NQP; i++)
+		for (k = 0; k < 4 && i != FQ_USER; k++)
+			fq_post_recv(f, f->qp[i], 1000 + 1500 * k);
+	/*
+	 * A requester has work out: one of each kind on RC (but LOCAL_INV,
+	 * which fails on a user MR and takes the QP to ERR), some on UC, UD.
+	 */
+	for (k = 0; f->mode == FUZZ_QP_REQUESTER && k < 10; k++)
+		if (k != 8)
+			fq_post_send(f, f->qp[0], k, 700 * k + 8,
+				     IB_SEND_SIGNALED);
+	for (k = 0; f->mode == FUZZ_QP_REQUESTER && k < 3; k++) {
+		fq_post_send(f, f->qp[2], k, 3000, 0);
+		fq_post_send(f, f->qp[3], 0, 100 * k, 0);
+	}
+	kshim_run_work();
+	fq_check(f);
+}
+
+static void fq_teardown(struct fq *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < FQ_NQP; i++) {
+		FUZZ_CHECK(!pib_destroy_qp(&f->qp[i]->ibqp, NULL));
+		free(f->qp[i]);
+	}
+	FUZZ_CHECK(!pib_destroy_srq(&f->srq->ibsrq, NULL));
+	FUZZ_CHECK(!pib_destroy_cq(&f->cq->ibcq, NULL));
+	FUZZ_CHECK(!pib_destroy_cq(&f->ucq->ibcq, NULL));
+	FUZZ_CHECK(!pib_dereg_mr(f->mr, NULL));
+	free(f->srq);
+	free(f->cq);
+	free(f->ucq);
+	FUZZ_CHECK(!atomic_read(&f->dev->qp_count) &&
+		   !atomic_read(&f->dev->mr_count));
+	fuzz_world_fini();
+}
+
+/**
+ * fuzz_qp_run() - one fuzz input through the transport
+ * @data: the input
+ * @size: its length
+ * @mode: responder or requester
+ *
+ * Return: 0 (libFuzzer's convention); failures abort.
+ */
+int fuzz_qp_run(const uint8_t *data, size_t size, enum fuzz_qp_mode mode)
+{
+	struct fuzz_in in = { data, size };
+	struct fq f = { .mode = mode };
+	unsigned int n;
+	u8 cfg[6];
+
+	fuzz_bytes(&in, cfg, sizeof(cfg));
+	fq_setup(&f, cfg);
+	for (n = 0; in.n && n < FQ_MAX_EVENTS; n++) {
+		fq_event(&f, &in, cfg);
+		kshim_run_work();
+		fq_check(&f);
+	}
+	fq_teardown(&f);
+	return 0;
+}
