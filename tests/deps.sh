@@ -20,6 +20,8 @@ pkgs=(
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
 	# decoding captures of pib traffic (tests/tools/pib.lua)
 	tshark
+	# fuzzing pib's kernel code on the host (tests/fuzz): clang's libFuzzer
+	clang libclang-rt-dev
 )
 
 missing=()
