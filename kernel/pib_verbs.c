@@ -12,12 +12,13 @@
 #include "pib.h"
 #include "pib_abi.h"
 
+/* @udata is a user's query_device call; the core's own query has none. */
 static int pib_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
-	if (udata->inlen || udata->outlen)
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = dev->guid;
