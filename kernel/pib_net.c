@@ -422,8 +422,14 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	cancel_delayed_work_sync(&sw->hello_work);
+	/*
+	 * pib_udp_rcv() finds the switch under RCU and may arm trap_work:
+	 * detach it and wait for the receivers before the work goes.
+	 */
+	rcu_assign_sk_user_data(sw->sock->sk, NULL);
+	synchronize_rcu();
 	cancel_delayed_work_sync(&sw->trap_work);
-	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
+	udp_tunnel_sock_release(sw->sock);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);
