@@ -115,7 +115,7 @@ static void fq_setup_objects(struct fq *f)
 	f->mr = pib_reg_user_mr(&f->pd.ibpd, FUZZ_MR_VA, FUZZ_MR_LEN, FUZZ_MR_VA,
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC,
-				NULL);
+				NULL, NULL);
 	FUZZ_CHECK(!IS_ERR(f->mr));
 	/* What the RDMA core sets once the driver made the MR. */
 	f->mr->device = &f->dev->ibdev;
@@ -335,6 +335,14 @@ static void fq_user_index(struct fq *f, struct fuzz_in *in)
 	}
 }
 
+/* A packet reaches the port, in the UDP receive softirq. */
+static void fq_receive(struct fq *f, const u8 *buf, u32 len)
+{
+	local_bh_disable();
+	pib_hca_receive(f->dev, buf, len);
+	local_bh_enable();
+}
+
 static bool fq_is_response(u8 op)
 {
 	return op >= PIB_OP_RC_READ_RESPONSE_FIRST &&
@@ -405,7 +413,7 @@ static void fq_packet(struct fq *f, struct fuzz_in *in)
 	if (flags & 0x40)
 		fq_aim(f, op, buf + hdr, n);
 	FUZZ_CHECK(pib_pkt_seal(buf, hdr + n + fill) == len);
-	pib_hca_receive(f->dev, buf, len);
+	fq_receive(f, buf, len);
 	free(buf);
 }
 
@@ -416,7 +424,7 @@ static void fq_raw(struct fq *f, struct fuzz_in *in)
 	u8 *buf = malloc(len ? len : 1);
 
 	fuzz_bytes(in, buf, len);
-	pib_hca_receive(f->dev, buf, len);
+	fq_receive(f, buf, len);
 	free(buf);
 }
 
@@ -473,6 +481,19 @@ static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 	}
 }
 
+/* The SM moves the port to another state, as a PortInfo Set does. */
+static void fq_port(struct fq *f, u8 state)
+{
+	struct pib_port *port = &f->dev->port;
+	unsigned long flags;
+	u32 events = 0;
+
+	spin_lock_irqsave(&port->lock, flags);
+	pib_port_set_state(f->dev, IB_PORT_DOWN + state % 4, &events);
+	spin_unlock_irqrestore(&port->lock, flags);
+	pib_dispatch_events(f->dev, events);
+}
+
 /*
  * One event. Its first byte picks it:
  *   0, 9  a templated packet (fq_packet)
@@ -484,11 +505,12 @@ static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
  *   6     modify: QP, what (fq_modify)
  *   7     the user writes a WQE (fq_user_wqe) and rings the doorbell
  *   8     the user writes a ring index (fq_user_index), doorbell
+ *   10    the SM moves the port: state (DOWN, INIT, ARMED, ACTIVE)
  */
 static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 {
 	const struct ib_send_wr *bad;
-	u8 e = fuzz_u8(in) % 10, sel;
+	u8 e = fuzz_u8(in) % 11, sel;
 	u16 len;
 
 	switch (e) {
@@ -522,6 +544,9 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 			fq_user_index(f, in);
 		pib_post_send(&f->qp[FQ_USER]->ibqp, NULL, &bad);
 		break;
+	case 10:
+		fq_port(f, fuzz_u8(in));
+		break;
 	default:
 		fq_packet(f, in);
 	}
@@ -532,7 +557,7 @@ static void fq_check(struct fq *f)
 {
 	unsigned int i;
 
-	FUZZ_CHECK(!kshim_locks_held);
+	FUZZ_CHECK(!kshim_locks_held && !kshim_atomic);
 	FUZZ_CHECK(f->cq->ring.prod - f->cq->ring.cons <= f->cq->ring.num);
 	for (i = 0; i < FQ_NQP; i++) {
 		struct pib_qp *qp = f->qp[i];

@@ -14,6 +14,7 @@ static void check_port(struct pib_dev *dev)
 	struct pib_port *port = &dev->port;
 	unsigned int i;
 
+	FUZZ_CHECK(!kshim_locks_held && !kshim_atomic);
 	FUZZ_CHECK(port->state >= IB_PORT_DOWN && port->state <= IB_PORT_ACTIVE);
 	FUZZ_CHECK(port->phys_state == IB_PORT_PHYS_STATE_LINK_UP ||
 		   port->phys_state == IB_PORT_PHYS_STATE_DISABLED);

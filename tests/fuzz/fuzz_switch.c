@@ -61,8 +61,11 @@ static void fs_from_peer(struct pib_switch *sw, struct fuzz_in *in)
 	if (flags & 1 && len >= PIB_LRH_LEN + PIB_ICRC_LEN + PIB_VCRC_LEN &&
 	    (raw || body >= pib_hdr_len(buf[1] & 3)))
 		len = pib_pkt_seal(buf, body & ~3u);
+	/* pib_udp_rcv() runs in the UDP receive softirq. */
+	local_bh_disable();
 	if (!pib_pkt_parse(buf, len, &pkt) && pkt.lrh.lnh != PIB_LNH_RAW)
 		pib_switch_input(sw, port, buf, len);
+	local_bh_enable();
 	free(buf);
 }
 

@@ -82,6 +82,7 @@ static void fuzz_dev_tx(struct pib_dev *dev)
 		schedule_work(&dev->tx_work);
 		return;
 	}
+	local_bh_disable();
 	while ((skb = __skb_dequeue(&dev->ackq)) ||
 	       (skb = __skb_dequeue(&dev->txq))) {
 		fuzz_check_pkt(skb->data, skb->len);
@@ -92,6 +93,7 @@ static void fuzz_dev_tx(struct pib_dev *dev)
 		else
 			kfree_skb(skb);
 	}
+	local_bh_enable();
 	clear_bit(PIB_TX_BUSY, &dev->tx_flags);
 }
 
@@ -200,6 +202,7 @@ void fuzz_check_switch(struct pib_switch *sw)
 {
 	unsigned int p;
 
+	FUZZ_CHECK(!kshim_locks_held && !kshim_atomic);
 	FUZZ_CHECK(sw->lft_top < PIB_SW_LFT_CAP);
 	FUZZ_CHECK(sw->mft_top < PIB_LID_MCAST + PIB_SW_MFT_CAP);
 	FUZZ_CHECK(sw->lid < PIB_LID_MCAST && sw->sm_lid < PIB_LID_MCAST);

@@ -9,6 +9,7 @@
 
 bool kshim_verbose;
 int kshim_locks_held;
+int kshim_atomic;
 unsigned long jiffies;
 static struct workqueue_struct kshim_system_wq;
 struct workqueue_struct *system_wq = &kshim_system_wq;
@@ -33,10 +34,18 @@ void kshim_unlock(int *held)
 	kshim_locks_held--;
 }
 
+void kshim_atomic_end(void)
+{
+	KSHIM_CHECK(kshim_atomic > 0, "RCU reader or BH section ends twice");
+	kshim_atomic--;
+}
+
 void kshim_might_sleep(const char *what)
 {
-	if (kshim_locks_held) {
-		fprintf(stderr, "kshim: %s under a spinlock\n", what);
+	if (kshim_locks_held || kshim_atomic) {
+		fprintf(stderr, "kshim: %s in atomic context (%s)\n", what,
+			kshim_locks_held ? "a spinlock held" :
+			"softirq, BHs off or an RCU reader");
 		abort();
 	}
 }
@@ -178,7 +187,11 @@ bool kshim_run_timers(void)
 	del_timer(first);
 	if (time_after(first->expires, jiffies))
 		jiffies = first->expires;
+	/* Timers run in softirq context. */
+	local_bh_disable();
 	first->function(first);
+	local_bh_enable();
+	KSHIM_CHECK(!kshim_locks_held, "timer returned holding a lock");
 	return true;
 }
 
@@ -237,7 +250,8 @@ int kshim_run_work(void)
 		kshim_works = w->next;
 		w->pending = false;
 		w->func(w);
-		KSHIM_CHECK(!kshim_locks_held, "work returned holding a lock");
+		KSHIM_CHECK(!kshim_locks_held && !kshim_atomic,
+			    "work returned holding a lock or in an RCU reader");
 	}
 	return n;
 }
@@ -246,6 +260,7 @@ int kshim_run_work(void)
 void kshim_check_idle(void)
 {
 	KSHIM_CHECK(!kshim_locks_held, "a lock is held");
+	KSHIM_CHECK(!kshim_atomic, "an RCU reader or BH section did not end");
 	KSHIM_CHECK(!kshim_works, "work queued on a destroyed object");
 	KSHIM_CHECK(!kshim_timers, "timer pending on a destroyed object");
 }
@@ -253,6 +268,7 @@ void kshim_check_idle(void)
 void kshim_reset(void)
 {
 	kshim_locks_held = 0;
+	kshim_atomic = 0;
 	kshim_works = NULL;
 	kshim_timers = NULL;
 	jiffies = 1000;

@@ -12,8 +12,10 @@
  *
  * The shim also checks what a kernel would check at run time: a spinlock
  * taken twice or released unheld, a sleeping allocation or RCU grace
- * period under a spinlock, a skb written past its end, and work or timers
- * left behind by a destroyed object all abort with a message.
+ * period under a spinlock, in an RCU reader or in a softirq (timers, and
+ * what the harnesses mark as the receive path), an RCU reader that does
+ * not end, a skb written past its end, and work or timers left behind by
+ * a destroyed object all abort with a message.
  *
  * There is one CPU and no concurrency: work items and timers run when the
  * harness says so (kshim_run_work(), kshim_run_timers()).
@@ -34,6 +36,10 @@
 #include <linux/udp.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+
+/* The kernel the shim stands for (pib_compat.h asks). */
+#define KERNEL_VERSION(a, b, c)	(((a) << 16) + ((b) << 8) + min(c, 255))
+#define LINUX_VERSION_CODE	KERNEL_VERSION(6, 1, 0)
 
 /* Types and attributes */
 typedef __u8 u8;
@@ -235,6 +241,8 @@ static inline bool bitmap_empty(const unsigned long *a, unsigned int bits)
 typedef struct { int held; } spinlock_t;
 struct mutex { int held; };
 extern int kshim_locks_held;
+/* Atomic sections besides spinlocks: BHs off, softirqs, RCU readers. */
+extern int kshim_atomic;
 
 void kshim_lock(int *held);
 void kshim_unlock(int *held);
@@ -253,12 +261,16 @@ void kshim_might_sleep(const char *what);
 #define mutex_unlock(m)			kshim_unlock(&(m)->held)
 #define DEFINE_MUTEX(m)			struct mutex m = { 0 }
 #define irqs_disabled()			(kshim_locks_held > 0)
-#define local_bh_disable()		do { } while (0)
-#define local_bh_enable()		do { } while (0)
+#define local_bh_disable()		(kshim_atomic++)
+#define local_bh_enable()		kshim_atomic_end()
+void kshim_atomic_end(void);
 
-/* RCU: one CPU and no preemption, so readers need nothing. */
-#define rcu_read_lock()			do { } while (0)
-#define rcu_read_unlock()		do { } while (0)
+/*
+ * RCU: one CPU and no preemption, so readers need nothing but to be
+ * counted: they may not sleep, and must end.
+ */
+#define rcu_read_lock()			(kshim_atomic++)
+#define rcu_read_unlock()		kshim_atomic_end()
 #define rcu_dereference(p)		READ_ONCE(p)
 #define rcu_access_pointer(p)		READ_ONCE(p)
 #define rcu_assign_pointer(p, v)	WRITE_ONCE(p, v)
@@ -935,6 +947,9 @@ struct ib_device {
 
 struct ib_device_ops;
 struct ib_udata { size_t inlen, outlen; };
+struct uverbs_attr_bundle { struct ib_udata driver_udata; };
+#define rdma_udata_to_uverbs_attr_bundle(udata) \
+	container_of(udata, struct uverbs_attr_bundle, driver_udata)
 struct ib_ucontext { struct ib_device *device; };
 #define rdma_udata_to_drv_context(udata, type, member) \
 	((type *)kshim_udata_context(udata))
