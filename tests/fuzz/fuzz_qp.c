@@ -4,10 +4,10 @@
  * has these QPs, all in RTS, made and driven through pib's own verbs
  * (pib_create_qp, pib_modify_qp, pib_post_send, ...):
  *
- *   0 RC with its own RQ       3 UD (on multicast group 0xc001)
- *   1 RC on an SRQ             4 GSI (QP1)
- *   2 UC                       5 RC of a "user": a hostile provider
- *                                writes its rings (its own CQ)
+ *   0 RC with its own RQ       4 GSI (QP1)
+ *   1 RC on an SRQ             5 RC of a "user": a hostile provider
+ *   2 UC                         writes its rings (its own CQ)
+ *   3 UD (on group 0xc001)     6 SMI (QP0)
  *
  * plus a user MR of three pages at FUZZ_MR_VA. The peer is LID 2.
  *
@@ -26,7 +26,7 @@
 #include "fuzz.h"
 #include "fuzz_qp.h"
 
-#define FQ_NQP			6
+#define FQ_NQP			7
 #define FQ_USER			5	/* the user's RC QP */
 #define FQ_PEER_LID		2
 #define FQ_PEER_QPN		0x40	/* + QP index */
@@ -68,6 +68,7 @@ struct fq {
 
 static const enum ib_qp_type fq_types[FQ_NQP] = {
 	IB_QPT_RC, IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_RC,
+	IB_QPT_SMI,
 };
 
 /* Starting PSNs: ordinary ones, and ones at the edge of the 24-bit space. */
@@ -135,7 +136,8 @@ static void fq_qp_connect(struct fq *f, struct pib_qp *qp, unsigned int i,
 		.qp_state = IB_QPS_INIT, .port_num = PIB_PORT_NUM,
 		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				   IB_ACCESS_REMOTE_ATOMIC,
-		.qkey = fq_types[i] == IB_QPT_GSI ? IB_QP1_QKEY : FQ_QKEY,
+		.qkey = fq_types[i] == IB_QPT_GSI ? IB_QP1_QKEY :
+			fq_types[i] == IB_QPT_SMI ? 0 : FQ_QKEY,
 	};
 	int mask = IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
 		   (conn ? IB_QP_ACCESS_FLAGS : IB_QP_QKEY);
@@ -552,6 +554,22 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 	}
 }
 
+/* The state of the WQEs a requester fetched is within their messages. */
+static void fq_check_wqes(struct pib_qp *qp)
+{
+	struct pib_sq *sq = &qp->sq;
+	struct pib_swqe *st;
+	u32 i;
+
+	for (i = sq->ring.cons; i != sq->fetched; i++) {
+		st = &sq->st[i & (sq->ring.num - 1)];
+		FUZZ_CHECK(st->resp_start <= st->resp_off &&
+			   st->resp_off <= st->len);
+		if (i == qp->req.cur)
+			FUZZ_CHECK(qp->req.offset <= st->len);
+	}
+}
+
 /* What must hold between events, whatever the packets said. */
 static void fq_check(struct fq *f)
 {
@@ -576,6 +594,7 @@ static void fq_check(struct fq *f)
 			   qp->resp.num_res);
 		FUZZ_CHECK(qp->req.rd_atomic <= qp->max_rd_atomic);
 		FUZZ_CHECK(qp->state <= IB_QPS_ERR);
+		fq_check_wqes(qp);
 	}
 }
 

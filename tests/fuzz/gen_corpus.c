@@ -497,7 +497,7 @@ static void gen_resp(void)
 	qp_pkt(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 5, b, 10);
 	put8(&s, 2);				/* a timer fires */
 	save("fuzz_resp", "read-atomic", &s);
-	/* UD, a multicast group, the GSI QP, an SRQ's RNR. */
+	/* UD, a multicast group, the GSI and SMI QPs, an SRQ's RNR. */
 	s.n = 0;
 	qp_cfg(&s, 0, 0);
 	memset(b, 0, 8);
@@ -507,6 +507,9 @@ static void gen_resp(void)
 	qp_pkt(&s, 0x83, PIB_OP_UD_SEND_ONLY_IMM, 4, 0, b, 8 + 4 + 64);
 	pib_put32(b, QP1_QKEY);
 	qp_pkt(&s, 4, PIB_OP_UD_SEND_ONLY, 0, 0, b, 8 + 256);
+	pib_put32(b, 0);
+	qp_pkt(&s, 6, PIB_OP_UD_SEND_ONLY, 0x20, 0, b, 8 + 256);	/* VL15 */
+	qp_pkt(&s, 6, PIB_OP_UD_SEND_ONLY, 0, 0, b, 8 + 256);	/* not VL15 */
 	for (n = 0; n < 6; n++)
 		qp_pkt(&s, 1, PIB_OP_RC_SEND_ONLY, ack, 0, b, 64);
 	put8(&s, 5);				/* poll */

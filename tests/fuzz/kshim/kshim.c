@@ -106,6 +106,19 @@ void *xa_erase(struct xarray *xa, unsigned long index)
 	return old;
 }
 
+/* A NULL @entry reserves the index, as in the kernel. */
+int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp)
+{
+	if (gfp & GFP_KERNEL)
+		kshim_might_sleep("xa_insert");
+	if (kshim_xa_find(xa, index) >= 0)
+		return -EBUSY;
+	if (xa->n == KSHIM_XA_SLOTS)
+		return -ENOMEM;
+	xa_store(xa, index, entry, gfp);
+	return 0;
+}
+
 int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
 		    struct xa_limit lim, u32 *next, gfp_t gfp)
 {
@@ -313,6 +326,15 @@ u8 get_random_u8(void)
 {
 	kshim_rand_state = kshim_rand_state * 1103515245u + 12345u;
 	return kshim_rand_state >> 16;
+}
+
+u32 get_random_u32(void)
+{
+	u32 v = get_random_u8();
+
+	v = v << 8 | get_random_u8();
+	v = v << 8 | get_random_u8();
+	return v << 8 | get_random_u8();
 }
 
 /* Socket buffers */

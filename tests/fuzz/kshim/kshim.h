@@ -91,6 +91,8 @@ typedef unsigned int gfp_t;
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define array_size(a, b)	((size_t)(a) * (size_t)(b))
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #define swap(a, b) \
 	do { __typeof__(a) t_ = (a); (a) = (b); (b) = t_; } while (0)
 
@@ -356,6 +358,7 @@ struct xa_limit { u32 min, max; };
 void *xa_load(struct xarray *xa, unsigned long index);
 void *xa_store(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
 void *xa_erase(struct xarray *xa, unsigned long index);
+int xa_insert(struct xarray *xa, unsigned long index, void *entry, gfp_t gfp);
 int xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit lim,
 	     gfp_t gfp);
 int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
@@ -446,6 +449,7 @@ u32 crc32_le(u32 crc, const unsigned char *p, size_t len);
 
 /* Random bytes: the harness seeds them, so that every run is the same. */
 u8 get_random_u8(void);
+u32 get_random_u32(void);
 void kshim_seed(u32 seed);
 
 /* Socket buffers: exactly as large as asked, so overruns are caught. */
