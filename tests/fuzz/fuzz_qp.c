@@ -508,11 +508,14 @@ static void fq_port(struct fq *f, u8 state)
  *   7     the user writes a WQE (fq_user_wqe) and rings the doorbell
  *   8     the user writes a ring index (fq_user_index), doorbell
  *   10    the SM moves the port: state (DOWN, INIT, ARMED, ACTIVE)
+ *   11    resize the CQ: entries (u8)
+ *   12    arm the SRQ's limit: limit (u8)
  */
 static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 {
 	const struct ib_send_wr *bad;
-	u8 e = fuzz_u8(in) % 11, sel;
+	struct ib_srq_attr sattr = { 0 };
+	u8 e = fuzz_u8(in) % 13, sel;
 	u16 len;
 
 	switch (e) {
@@ -548,6 +551,13 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		break;
 	case 10:
 		fq_port(f, fuzz_u8(in));
+		break;
+	case 11:
+		pib_resize_cq(&f->cq->ibcq, fuzz_u8(in), NULL);
+		break;
+	case 12:
+		sattr.srq_limit = fuzz_u8(in);
+		pib_modify_srq(&f->srq->ibsrq, &sattr, IB_SRQ_LIMIT, NULL);
 		break;
 	default:
 		fq_packet(f, in);
