@@ -271,7 +271,8 @@ static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
 		w.atomic.compare_add = 1;
 		w.atomic.swap = 2;
 	} else if (qp->ibqp.qp_type == IB_QPT_UD ||
-		   qp->ibqp.qp_type == IB_QPT_GSI) {
+		   qp->ibqp.qp_type == IB_QPT_GSI ||
+		   qp->ibqp.qp_type == IB_QPT_SMI) {
 		w.ud.ah = &f->ah.ibah;
 		w.ud.remote_qpn = FQ_PEER_QPN;
 		w.ud.remote_qkey = FQ_QKEY;

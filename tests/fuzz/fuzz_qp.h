@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * fuzz_qp.h: the transport engine behind fuzz_resp and fuzz_comp: a
- * device with RC, UC, UD and GSI QPs in RTS, an SRQ, a CQ and a user MR,
+ * device with RC, UC, UD, GSI and SMI QPs in RTS, an SRQ, a CQ and a user MR,
  * driven by a sequence of events (packets in, timers, posts, polls, state
  * changes, a hostile provider's ring writes) read from the fuzz input.
  * The input format is in fuzz_qp.c; docs/fuzzing.md has the overview.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_resp: requests from the LAN against pib's responder (pib_recv.c's
- * receive checks, pib_resp.c) on RC, UC, UD and GSI QPs with receives
+ * receive checks, pib_resp.c) on RC, UC, UD, GSI and SMI QPs with receives
  * posted, an SRQ and a user MR. See fuzz_qp.c for the input format.
  */
 #include "fuzz_qp.h"

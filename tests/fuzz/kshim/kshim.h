@@ -368,8 +368,10 @@ int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
 
 /* Time: jiffies move only when the harness advances them. */
 extern unsigned long jiffies;
-#define msecs_to_jiffies(ms)		((unsigned long)DIV_ROUND_UP((u64)(ms) * HZ, 1000))
-#define usecs_to_jiffies(us)		((unsigned long)DIV_ROUND_UP((u64)(us) * HZ, 1000000))
+#define msecs_to_jiffies(ms) \
+	((unsigned long)DIV_ROUND_UP((u64)(ms) * HZ, 1000))
+#define usecs_to_jiffies(us) \
+	((unsigned long)DIV_ROUND_UP((u64)(us) * HZ, 1000000))
 #define time_after(a, b)		((long)((b) - (a)) < 0)
 #define time_before(a, b)		time_after(b, a)
 
