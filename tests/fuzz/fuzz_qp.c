@@ -50,7 +50,8 @@
  * @mr: the user MR
  * @ah: the AH of UD sends (to the peer)
  * @qp: the QPs
- * @wr_id: the next work request's id
+ * @wr_id: the next work request's id (they only grow)
+ * @last_wc: the id of each QP's latest send and receive completion
  * @mode: responder or requester
  */
 struct fq {
@@ -63,6 +64,7 @@ struct fq {
 	struct pib_ah ah;
 	struct pib_qp *qp[FQ_NQP];
 	u64 wr_id;
+	u64 last_wc[FQ_NQP][2];
 	enum fuzz_qp_mode mode;
 };
 
@@ -431,15 +433,26 @@ static void fq_raw(struct fq *f, struct fuzz_in *in)
 	free(buf);
 }
 
+/*
+ * Poll the kernel QPs' CQ. Each WR completes once, and a QP's sends, and
+ * its receives, complete in the order they were posted (IBA 10.8.6).
+ */
 static void fq_poll(struct fq *f, u8 n)
 {
 	struct ib_wc wc[16];
 	int i, got = pib_poll_cq(&f->cq->ibcq, n % 17, wc);
+	unsigned int q;
+	u64 *last;
 
 	FUZZ_CHECK(got >= 0 && got <= n % 17);
 	for (i = 0; i < got; i++) {
 		FUZZ_CHECK(wc[i].status <= IB_WC_GENERAL_ERR);
-		FUZZ_CHECK(wc[i].qp && wc[i].qp->device == &f->dev->ibdev);
+		for (q = 0; q < FQ_NQP && wc[i].qp != &f->qp[q]->ibqp; q++)
+			;
+		FUZZ_CHECK(q < FQ_NQP && q != FQ_USER);
+		last = &f->last_wc[q][!!(wc[i].opcode & IB_WC_RECV)];
+		FUZZ_CHECK(wc[i].wr_id > *last);
+		*last = wc[i].wr_id;
 	}
 }
 
@@ -673,7 +686,7 @@ static void fq_teardown(struct fq *f)
 int fuzz_qp_run(const uint8_t *data, size_t size, enum fuzz_qp_mode mode)
 {
 	struct fuzz_in in = { data, size };
-	struct fq f = { .mode = mode };
+	struct fq f = { .mode = mode, .wr_id = 1 };
 	unsigned int n;
 	u8 cfg[6];
 
