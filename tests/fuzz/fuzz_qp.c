@@ -237,10 +237,13 @@ static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
 		IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD,
 		IB_WR_SEND_WITH_INV, IB_WR_LOCAL_INV, IB_WR_SEND,
 	};
-	enum ib_wr_opcode op = ops[kind % ARRAY_SIZE(ops)];
+	bool smi = qp->ibqp.qp_type == IB_QPT_SMI;
+	enum ib_wr_opcode op = smi ? IB_WR_SEND : ops[kind % ARRAY_SIZE(ops)];
 	bool atomic = op == IB_WR_ATOMIC_CMP_AND_SWP ||
 		      op == IB_WR_ATOMIC_FETCH_AND_ADD;
-	struct ib_sge sge = fq_sge(f, (len >> 4) * 8, atomic ? 8 : len);
+	/* The MAD layer sends SMPs on QP0: one MAD each, to QP0. */
+	struct ib_sge sge = smi ? fq_sge(f, len % 256, PIB_SMP_LEN) :
+			    fq_sge(f, (len >> 4) * 8, atomic ? 8 : len);
 	u8 inline_buf[64];
 	union {
 		struct ib_rdma_wr rdma;
@@ -257,7 +260,7 @@ static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
 	wr->sg_list = &sge;
 	wr->num_sge = 1;
 	wr->ex.invalidate_rkey = op == IB_WR_LOCAL_INV ? f->mr->rkey : 0x1234;
-	if (kind % ARRAY_SIZE(ops) == 9) {
+	if (kind % ARRAY_SIZE(ops) == 9 && !smi) {
 		memset(inline_buf, 0x5a, sizeof(inline_buf));
 		sge.addr = (uintptr_t)inline_buf;
 		sge.length = len % (sizeof(inline_buf) + 1);
@@ -276,7 +279,7 @@ static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
 		   qp->ibqp.qp_type == IB_QPT_GSI ||
 		   qp->ibqp.qp_type == IB_QPT_SMI) {
 		w.ud.ah = &f->ah.ibah;
-		w.ud.remote_qpn = FQ_PEER_QPN;
+		w.ud.remote_qpn = smi ? 0 : FQ_PEER_QPN;
 		w.ud.remote_qkey = FQ_QKEY;
 	}
 	pib_post_send(&qp->ibqp, wr, &bad);
