@@ -212,7 +212,7 @@ headers() {
 			die "$tarball is rdma-core $srcver, not $version"
 		configure
 		rm -rf "$dir/public"
-		say "rdma-core $version headers (private ABI $srcpabi, for a compile check: libibverbs here is ${inst:-absent}) in $dir/build/include"
+		say "rdma-core $version headers (private ABI $srcpabi; not the installed libibverbs, ${inst:-absent}: no ABI check) in $dir/build/include"
 		return 0
 	fi
 	[ "$srcpabi" = "$pabi" ] ||
