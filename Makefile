@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # pib top-level Makefile.
-#   make            build kernel/pib.ko and build/provider/libpib-rdmav<PABI>.so
+#   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav<PABI>.so
 #   make deps       install the Debian packages the build, tests and demo need
-#   make test       unit tests, then the VM scenario tests (tests/run)
+#   make test       unit tests, then the VM scenario tests (tests/run) on the
+#                   default platform (this Debian 12 machine) and the platform
+#                   suite on the others (tests/platform/platforms)
+#   make test PLATFORM=debian13   the whole suite on one platform
 #   make demo       boot a two-host LAN of VMs and show pib on it
 #   make bench      compare pib with rdma_rxe on two VMs (not part of make test)
 #   make install    install module and provider (DESTDIR-aware)
@@ -41,6 +44,10 @@ PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
+# The module is built from a copy of kernel/ per kernel version, so that one
+# tree builds for several kernels (test platforms, DKMS-like use).
+KOBJ := $(BUILD)/kernel/$(KVER)
+MODULE := $(KOBJ)/pib.ko
 
 .PHONY: all kernel provider provider-check provider-check-65 deps install test unit vmtest demo bench clean check-kdir
 
@@ -49,10 +56,12 @@ all: kernel provider
 check-kdir:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 (make deps) or set KDIR" >&2; exit 1; }
 
-kernel: kernel/pib.ko
+kernel: $(MODULE)
 
-kernel/pib.ko: $(KERNEL_SRCS) | check-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_INFINIBAND_PIB=m modules
+$(MODULE): $(KERNEL_SRCS) | check-kdir
+	@mkdir -p $(KOBJ)
+	cp -p $(KERNEL_SRCS) $(KOBJ)/
+	$(MAKE) -C $(KDIR) M=$(KOBJ) CONFIG_INFINIBAND_PIB=m modules
 
 provider: $(PROVIDER)
 
@@ -81,7 +90,7 @@ deps:
 	bash tests/deps.sh
 
 install: all
-	install -D -m 644 kernel/pib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko
+	install -D -m 644 $(MODULE) $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
@@ -89,8 +98,10 @@ install: all
 unit:
 	$(MAKE) -C tests/unit
 
+# PLATFORM empty: the default platform's whole suite, then the platform
+# suite on every other platform. PLATFORM=NAME: the whole suite on NAME.
 vmtest: all
-	bash tests/run --kver $(KVER)
+	bash tests/run --kver $(KVER) $(if $(PLATFORM),--platform $(PLATFORM),--all-platforms)
 
 test: unit vmtest
 
@@ -101,6 +112,5 @@ bench: all
 	bash tests/bench/run --kver $(KVER)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean 2>/dev/null || true
 	$(MAKE) -C tests/unit clean
-	rm -rf $(BUILD)/provider $(BUILD)/rig
+	rm -rf $(BUILD)/kernel $(BUILD)/provider $(BUILD)/rig

@@ -319,7 +319,6 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
  */
 int pib_dev_add(const char *name, struct net_device *ndev)
 {
-	struct ib_device *other;
 	struct pib_dev *dev;
 	bool gone = false;
 	int index, err;
@@ -327,12 +326,6 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	err = pib_check_netdev(ndev);
 	if (err)
 		return err;
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		return -EEXIST;
-	}
-
 	mutex_lock(&pib_add_lock);
 	index = pib_pick_index(ndev);
 	if (index < 0) {
@@ -382,6 +375,7 @@ out_free:
 	pib_dev_free(dev);
 out_unlock:
 	mutex_unlock(&pib_add_lock);
+	/* ib_register_device() refuses a name in use with -ENFILE. */
 	return err == -ENFILE ? -EEXIST : err;
 }
 

@@ -239,7 +239,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;	/* the timer and the work stop here */
 	spin_unlock_irqrestore(&qp->lock, flags);
-	del_timer_sync(&qp->req.timer);
+	timer_delete_sync(&qp->req.timer);
 	cancel_work_sync(&qp->work);
 	pib_qp_free_queues(qp);
 	atomic_dec(&dev->qp_count);

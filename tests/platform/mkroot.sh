@@ -43,6 +43,9 @@ debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 
 echo "deb $uri $suite main" > "$root/etc/apt/sources.list"
 [ "$suite" = trixie ] && echo "deb $uri trixie-backports main" >> "$root/etc/apt/sources.list"
+# The archive may be a snapshot older than a Release file's Valid-Until
+# (seen with sid): its signatures are still checked.
+echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99pib-snapshot"
 # Guests bring their own initramfs: the root's kernels need none.
 chroot "$root" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >>"$log"
 ln -sf /bin/true "$root/usr/sbin/update-initramfs"
