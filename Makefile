@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # pib top-level Makefile.
-#   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav34.so
+#   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav<PABI>.so
 #   make deps       install the Debian packages the build, tests and demo need
 #   make test       unit tests, then the VM scenario tests (tests/run) on the
 #                   default platform (this Debian 12 machine) and the platform
@@ -23,15 +23,23 @@ LIBDIR ?= /usr/lib/$(MULTIARCH)
 SYSCONFDIR ?= /etc
 DEPMOD ?= /sbin/depmod
 
-RDMA_CORE := $(BUILD)/rdma-core
-RDMA_INC := $(RDMA_CORE)/build/include
-PROVIDER := $(BUILD)/provider/libpib-rdmav34.so
+# The provider is built against the rdma-core source of the installed
+# libibverbs (provider/rdma-core.sh), and named after its private ABI.
+RDMA_CORE_VERSION ?= $(shell bash provider/rdma-core.sh version 2>/dev/null)
+RDMA_CORE_VERSION := $(RDMA_CORE_VERSION)
+PABI ?= $(shell bash provider/rdma-core.sh pabi 2>/dev/null)
+PABI := $(PABI)
+RDMA_CORE = $(BUILD)/rdma-core/$(RDMA_CORE_VERSION)
+RDMA_INC = $(RDMA_CORE)/build/include
+PROVIDER := $(BUILD)/provider/libpib-rdmav$(PABI).so
 PROVIDER_SRCS := $(wildcard provider/*.c)
 PROVIDER_HDRS := $(wildcard provider/*.h)
 
-PROVIDER_CFLAGS := -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
+# $(RDMA_CORE)/public exists when the exact source was not available (see
+# provider/rdma-core.sh): the installed libibverbs' public headers first.
+PROVIDER_CFLAGS = -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-missing-field-initializers \
-	-I$(RDMA_INC) -D_GNU_SOURCE
+	-I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
@@ -41,7 +49,7 @@ KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider deps install test unit vmtest demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install test unit vmtest demo bench clean check-kdir
 
 all: kernel provider
 
@@ -57,12 +65,26 @@ $(MODULE): $(KERNEL_SRCS) | check-kdir
 
 provider: $(PROVIDER)
 
-$(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh
-	bash provider/rdma-core.sh $(RDMA_CORE)
+$(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh provider/debian-uri.sh
+	bash provider/rdma-core.sh headers "$(RDMA_CORE_VERSION)" $(RDMA_CORE)
+	@touch $@
 
 $(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROVIDER_CFLAGS) $(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRCS) -libverbs -lpthread
+
+# A compile check of the provider against another rdma-core version's
+# headers (no link: its libibverbs is not installed here), e.g.
+#   make provider-check RDMA_CORE_VERSION=65.0
+# provider-check-65 is the one make test runs: rdma-core 65 (Debian sid).
+provider-check: $(RDMA_INC)/kernel-abi/ib_user_verbs.h
+	@for f in $(PROVIDER_SRCS); do \
+		echo "  CHECK   $$f (rdma-core $(RDMA_CORE_VERSION))"; \
+		$(CC) $(PROVIDER_CFLAGS) -fsyntax-only $$f || exit 1; \
+	done
+
+provider-check-65:
+	$(MAKE) provider-check RDMA_CORE_VERSION=65.0
 
 deps:
 	bash tests/deps.sh
@@ -70,7 +92,7 @@ deps:
 install: all
 	install -D -m 644 $(MODULE) $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
-	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/libpib-rdmav34.so
+	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
 
 unit:

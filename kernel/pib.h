@@ -327,6 +327,7 @@ struct pib_switch {
  * @registered: registration is complete (under pib_devs_lock)
  * @guid: node, port and system image GUID
  * @port: the port's state
+ * @rate_work: reads the netdev's link speed into @port (pib_dev_rate_work())
  * @special_qp: QP0 and QP1, once created
  * @mrs: memory regions by key index
  * @txq: packets the port sends, waiting for @tx_work
@@ -356,6 +357,7 @@ struct pib_dev {
 	bool registered;
 	__be64 guid;
 	struct pib_port port;
+	struct delayed_work rate_work;
 	struct pib_qp __rcu *special_qp[PIB_NUM_SPECIAL_QPS];
 	struct xarray mrs;
 	struct sk_buff_head txq;

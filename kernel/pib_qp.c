@@ -619,7 +619,9 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 int pib_qp_init(void)
 {
-	pib_wq = alloc_workqueue("pib", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	/* Unbound, as rxe's: from Linux 7.x on, a workqueue must say which. */
+	pib_wq = alloc_workqueue("pib", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				 0);
 	return pib_wq ? 0 : -ENOMEM;
 }
 

@@ -26,7 +26,7 @@ pkgs=(
 	# what the scenarios run
 	iproute2 iputils-ping ethtool procps rdma-core ibverbs-utils
 	ibverbs-providers infiniband-diags opensm perftest rdmacm-utils
-	python3-pyverbs iperf3
+	python3-pyverbs iperf3 tshark
 	# building pib's provider and rdma-core's Python tests in the root
 	libibverbs-dev libibumad-dev librdmacm-dev cmake pkg-config
 	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev

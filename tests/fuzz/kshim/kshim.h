@@ -418,6 +418,7 @@ bool cancel_work_sync(struct work_struct *w);
 #define cancel_delayed_work_sync(d)	cancel_work_sync(&(d)->work)
 #define WQ_HIGHPRI			0
 #define WQ_MEM_RECLAIM			0
+#define WQ_UNBOUND			0
 struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 					 int max_active, ...);
 #define destroy_workqueue(wq)		((void)(wq))
