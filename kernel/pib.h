@@ -59,7 +59,6 @@
 #define PIB_NUM_SPECIAL_QPS	2
 #define PIB_MAX_QPN		0xffffff
 #define PIB_MCAST_QPN		0xffffff
-#define PIB_PSN_MASK		0xffffff
 /* An MR key is its index in the device's MR table, shifted past a key byte. */
 #define PIB_MR_KEY_SHIFT	8
 #define PIB_SMP_CLASS_VERSION	1
@@ -122,6 +121,7 @@ enum pib_stat {
 	PIB_STAT_RCV_NO_QP,		/* packets for no QP, or one that can't */
 	PIB_STAT_RCV_BAD_PKEY,		/* packets with a P_Key not the QP's */
 	PIB_STAT_UD_DROPS,		/* datagrams without a receive WQE */
+	PIB_STAT_RESP_PSN_UNSENT,	/* responses for PSNs never sent */
 	PIB_NUM_STATS
 };
 
@@ -578,6 +578,8 @@ struct pib_sq {
  * @offset: bytes of it sent
  * @psn: next PSN to send
  * @acked_psn: the latest PSN the responder acknowledged
+ * @sent_psn: the PSN after the newest one sent (a retransmission goes back
+ *	with @psn, not with this)
  * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
  * @rnr_left: RNR retries left (7: infinite)
  * @rd_atomic: READs and atomics outstanding
@@ -592,6 +594,7 @@ struct pib_req {
 	u32 offset;
 	u32 psn;
 	u32 acked_psn;
+	u32 sent_psn;
 	int retry_left;
 	int rnr_left;
 	u32 rd_atomic;
@@ -763,12 +766,6 @@ static inline u32 pib_read_chunk_end(u32 mtu, u32 len, u32 off)
 	u32 chunk = PIB_READ_CHUNK * mtu;
 
 	return min_t(u64, len, ((u64)off / chunk + 1) * chunk);
-}
-
-/* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */
-static inline int pib_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << 8) >> 8;
 }
 
 /**

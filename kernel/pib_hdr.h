@@ -356,6 +356,31 @@ static inline void pib_bth_unpack(const __u8 *p, struct pib_bth *h)
 	h->psn = pib_get24(p + 9);
 }
 
+/* PSNs are 24-bit sequence numbers that wrap. */
+#define PIB_PSN_MASK		0xffffff
+
+/* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */
+static inline int pib_psn_diff(__u32 a, __u32 b)
+{
+	return (__s32)((a - b) << 8) >> 8;
+}
+
+/**
+ * pib_psn_in_window() - is a PSN in [@first, @end), modulo 2^24?
+ * @psn: the PSN
+ * @first: the first PSN of the window
+ * @end: the PSN after its last; the window is empty if it equals @first
+ *
+ * An RC requester takes responses only for PSNs it has sent and not seen
+ * acknowledged: [oldest unacknowledged, next new PSN).
+ *
+ * Return: non-zero if @psn is in the window.
+ */
+static inline int pib_psn_in_window(__u32 psn, __u32 first, __u32 end)
+{
+	return ((psn - first) & PIB_PSN_MASK) < ((end - first) & PIB_PSN_MASK);
+}
+
 /* Extension headers that may follow the BTH, in wire order. */
 enum pib_ext {
 	PIB_EXT_DETH = 1 << 0,		/* 8: Q_Key, source QP */
