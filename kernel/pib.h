@@ -21,6 +21,7 @@
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
+#include "pib_peer.h"
 #include "pib_abi.h"
 
 #define PIB_VER_MAJOR		0
@@ -183,8 +184,6 @@ struct pib_port {
 	struct pib_counters counters;
 };
 
-/* Most peer hosts one switch keeps track of. */
-#define PIB_MAX_PEERS		64
 /*
  * Switch ports: 0 is the switch itself, 1..64 the pib devices on the netdev
  * (device index + 1), 65..128 the peers (peer slot + 65).
@@ -222,20 +221,6 @@ struct pib_sw_port {
 };
 
 /**
- * struct pib_peer - another host's switch, heard on the LAN
- * @guid: its switch GUID
- * @addr: the IPv4 address its hellos come from
- * @last_heard: jiffies of its last hello
- * @up: heard within PIB_PEER_TIMEOUT_MS
- */
-struct pib_peer {
-	u64 guid;
-	__be32 addr;
-	unsigned long last_heard;
-	bool up;
-};
-
-/**
  * struct pib_switch - the virtual switch of one netdev
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
@@ -245,9 +230,7 @@ struct pib_peer {
  * @hello_work: periodic hello and peer aging
  * @debugfs: /sys/kernel/debug/pib/<netdev>
  * @lock: protects the peer table, @ports and everything the SM sets
- * @num_peers: entries used in @peers
- * @peers_refused: hellos from new peers with the table full
- * @peers: other hosts' switches
+ * @peers: other hosts' switches (pib_peer.h)
  * @hellos_tx: hellos sent
  * @hellos_rx: hellos received
  * @bad_hellos: raw packets that were not hellos
@@ -285,9 +268,7 @@ struct pib_switch {
 	struct delayed_work hello_work;
 	struct dentry *debugfs;
 	spinlock_t lock;
-	unsigned int num_peers;
-	unsigned int peers_refused;
-	struct pib_peer peers[PIB_MAX_PEERS];
+	struct pib_peer_table peers;
 	struct pib_sw_port ports[PIB_SW_NUM_PORTS + 1];
 	u16 lid;
 	u8 lmc;

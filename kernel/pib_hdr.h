@@ -1181,12 +1181,15 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 	return pib_pkt_seal(p, PIB_LRH_LEN + PIB_HELLO_LEN);
 }
 
-/* Read a hello from a parsed raw packet's payload; 0, or -1 if it is none. */
+/*
+ * Read a hello from a parsed raw packet's payload; 0, or -1 if it is none.
+ * A GUID of 0 names no node, so no switch says it.
+ */
 static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
 				  struct pib_hello *h)
 {
 	if (len != PIB_HELLO_LEN || pib_get32(payload) != PIB_HELLO_MAGIC ||
-	    payload[4] != PIB_HELLO_VERSION)
+	    payload[4] != PIB_HELLO_VERSION || !pib_get64(payload + 8))
 		return -1;
 	h->version = payload[4];
 	h->num_ports = payload[5];

@@ -19,52 +19,44 @@ static DEFINE_MUTEX(pib_switches_lock);
 static LIST_HEAD(pib_switches);
 static struct dentry *pib_debugfs;
 
-/*
- * Called under sw->lock: note that @addr said @h. Returns true if the
- * peer's link just came up.
- */
-static bool pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
-				    const struct pib_hello *h)
+/* The peer table's clock: milliseconds that do not wrap. */
+static u64 pib_now_ms(void)
 {
-	bool was_up;
-	struct pib_peer *peer = NULL;
-	unsigned int i;
+	return jiffies64_to_msecs(get_jiffies_64());
+}
 
-	for (i = 0; i < sw->num_peers; i++)
-		if (sw->peers[i].guid == h->switch_guid)
-			peer = &sw->peers[i];
-	if (!peer) {
-		if (sw->num_peers == PIB_MAX_PEERS) {
-			sw->peers_refused++;
-			return false;
-		}
-		peer = &sw->peers[sw->num_peers++];
-		peer->guid = h->switch_guid;
-		peer->up = false;
-	}
-	was_up = peer->up;
-	peer->addr = addr;
-	peer->last_heard = jiffies;
-	peer->up = true;
-	return !was_up;
+/*
+ * @addr said hello as @h: the peer table decides what that is worth
+ * (pib_peer.h); a link that came up is tracked.
+ */
+static void pib_switch_heard(struct pib_switch *sw, __be32 addr,
+			     const struct pib_hello *h)
+{
+	enum pib_hello_verdict v;
+	int slot;
+
+	spin_lock_bh(&sw->lock);
+	v = pib_peers_heard(&sw->peers, h->switch_guid, addr, pib_now_ms(),
+			    &slot);
+	spin_unlock_bh(&sw->lock);
+	if (v == PIB_HELLO_LINK_UP)
+		pib_switch_track_links(sw);
 }
 
 /* An IB packet from a peer enters the switch through that peer's port. */
 static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 				 struct sk_buff *skb)
 {
-	unsigned int i, port = 0;
+	int slot;
 
 	spin_lock_bh(&sw->lock);
-	for (i = 0; i < sw->num_peers; i++)
-		if (sw->peers[i].addr == saddr && sw->peers[i].up)
-			port = PIB_SW_FIRST_PEER_PORT + i;
+	slot = pib_peers_find_addr(&sw->peers, saddr);
 	spin_unlock_bh(&sw->lock);
-	if (!port || skb_ensure_writable(skb, skb->len)) {
+	if (slot < 0 || skb_ensure_writable(skb, skb->len)) {
 		atomic64_inc(&sw->unrouted);
 		return;
 	}
-	pib_switch_input(sw, port, skb->data, skb->len);
+	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len);
 }
 
 static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
@@ -74,7 +66,6 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	enum pib_pkt_err err;
 	struct pib_hello h;
 	struct pib_pkt pkt;
-	bool link_up;
 
 	if (!sw || skb_linearize(skb))
 		goto out;
@@ -95,11 +86,7 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (h.switch_guid == sw->guid)
 		goto out;	/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
-	spin_lock_bh(&sw->lock);
-	link_up = pib_switch_heard_locked(sw, saddr, &h);
-	spin_unlock_bh(&sw->lock);
-	if (link_up)
-		pib_switch_track_links(sw);
+	pib_switch_heard(sw, saddr, &h);
 out:
 	kfree_skb(skb);
 	return 0;
@@ -268,24 +255,43 @@ static void pib_switch_send_hello(struct pib_switch *sw)
 	}
 }
 
-/* Every hello interval: say hello, and take silent peers' links down. */
+/*
+ * Every hello interval: say hello, take silent peers' links down and free
+ * the slots of long-silent ones.
+ */
 static void pib_switch_hello_work(struct work_struct *work)
 {
 	struct pib_switch *sw = container_of(to_delayed_work(work),
 					     struct pib_switch, hello_work);
-	unsigned long timeout = msecs_to_jiffies(PIB_PEER_TIMEOUT_MS);
-	unsigned int i;
 
 	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
 		pib_switch_send_hello(sw);
 	spin_lock_bh(&sw->lock);
-	for (i = 0; i < sw->num_peers; i++)
-		if (time_after(jiffies, sw->peers[i].last_heard + timeout))
-			sw->peers[i].up = false;
+	pib_peers_age(&sw->peers, pib_now_ms());
 	spin_unlock_bh(&sw->lock);
 	pib_switch_track_links(sw);
 	schedule_delayed_work(&sw->hello_work,
 			      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+}
+
+/* The peer table, and the hellos and new peers it refused. */
+static void pib_switch_show_peers(struct seq_file *m,
+				  const struct pib_peer_table *t)
+{
+	const struct pib_peer *p;
+	unsigned int i;
+
+	seq_printf(m, "peers_refused %llu\npeers_rate_limited %llu\n",
+		   t->full, t->rate_limited);
+	seq_printf(m, "hellos_guid_elsewhere %llu\nhellos_addr_in_use %llu\n",
+		   t->guid_elsewhere, t->addr_in_use);
+	seq_printf(m, "peers_evicted %llu\n", t->evicted);
+	for (i = 0; i < PIB_MAX_PEERS; i++) {
+		p = &t->peer[i];
+		if (p->used)
+			seq_printf(m, "peer %016llx %pI4 %s\n", p->guid,
+				   &p->addr, p->up ? "up" : "down");
+	}
 }
 
 static int pib_switch_show(struct seq_file *m, void *unused)
@@ -305,10 +311,7 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));
 	spin_lock_bh(&sw->lock);
-	seq_printf(m, "peers_refused %u\n", sw->peers_refused);
-	for (i = 0; i < sw->num_peers; i++)
-		seq_printf(m, "peer %016llx %pI4 %s\n", sw->peers[i].guid,
-			   &sw->peers[i].addr, sw->peers[i].up ? "up" : "down");
+	pib_switch_show_peers(m, &sw->peers);
 	spin_unlock_bh(&sw->lock);
 	return 0;
 }
@@ -347,6 +350,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->ndev = ndev;
 	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
 	spin_lock_init(&sw->lock);
+	pib_peers_init(&sw->peers, pib_now_ms());
 	sw->subnet_prefix = PIB_GID_PREFIX;
 	sw->pkeys[0] = PIB_DEFAULT_PKEY;
 	for (i = 1; i <= PIB_SW_NUM_PORTS; i++)

@@ -41,11 +41,11 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
  *
  * A port whose link came up starts at INIT, one whose link went down is
  * DOWN; either change raises SwitchInfo.PortStateChange and sends the SM
- * Trap 128.
+ * Trap 128 (at most one each PIB_TRAP_RESEND_MS).
  */
 void pib_switch_track_links(struct pib_switch *sw)
 {
-	bool up[PIB_SW_NUM_PORTS + 1], changed = false;
+	bool up[PIB_SW_NUM_PORTS + 1], changed = false, queue = false;
 	struct pib_dev *dev;
 	unsigned long flags;
 	unsigned int port;
@@ -66,13 +66,19 @@ void pib_switch_track_links(struct pib_switch *sw)
 		sw->port_state_change = true;
 		changed = true;
 	}
+	/*
+	 * A trap already pending goes again on its own schedule, with the
+	 * news: links that change all the time (a flood of forged hellos)
+	 * get one Trap 128 per PIB_TRAP_RESEND_MS, not one each.
+	 */
 	if (changed) {
+		queue = !sw->trap_pending;
 		sw->trap_pending = true;
 		sw->trap_tries = 0;
 		sw->trap_tid++;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
-	if (changed)
+	if (queue)
 		mod_delayed_work(system_wq, &sw->trap_work, 0);
 }
 
@@ -103,7 +109,7 @@ bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 		return up;
 	}
 	spin_lock_irqsave(&sw->lock, flags);
-	up = peer < sw->num_peers && sw->peers[peer].up;
+	up = peer < PIB_MAX_PEERS && sw->peers.peer[peer].up;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return up;
 }
@@ -116,8 +122,8 @@ static __be32 pib_switch_peer_addr(struct pib_switch *sw, unsigned int port)
 	__be32 addr = 0;
 
 	spin_lock_irqsave(&sw->lock, flags);
-	if (peer < sw->num_peers && sw->peers[peer].up)
-		addr = sw->peers[peer].addr;
+	if (peer < PIB_MAX_PEERS && sw->peers.peer[peer].up)
+		addr = sw->peers.peer[peer].addr;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return addr;
 }

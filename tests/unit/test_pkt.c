@@ -376,6 +376,9 @@ static void test_hello(void)
 	buf[pkt.payload_off] ^= 1;
 	buf[pkt.payload_off + 4] = 2;	/* version */
 	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
+	buf[pkt.payload_off + 4] = PIB_HELLO_VERSION;
+	memset(buf + pkt.payload_off + 8, 0, 8);	/* GUID 0 */
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
 	/* The switch GUID's index byte differs from every HCA's. */
 	const __u8 mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x00, 0x01 };
 
