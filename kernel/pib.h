@@ -226,6 +226,7 @@ struct pib_sw_port {
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
  * @sock: UDP socket on pib's port, bound to @ndev
+ * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
  * @hello_work: periodic hello and peer aging
  * @debugfs: /sys/kernel/debug/pib/<netdev>
@@ -264,6 +265,7 @@ struct pib_switch {
 	struct net_device *ndev;
 	unsigned int users;
 	struct socket *sock;
+	bool dying;
 	u64 guid;
 	struct delayed_work hello_work;
 	struct dentry *debugfs;

@@ -270,8 +270,11 @@ static void pib_switch_hello_work(struct work_struct *work)
 	pib_peers_age(&sw->peers, pib_now_ms());
 	spin_unlock_bh(&sw->lock);
 	pib_switch_track_links(sw);
-	schedule_delayed_work(&sw->hello_work,
-			      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+	spin_lock_bh(&sw->lock);
+	if (!sw->dying)
+		schedule_delayed_work(&sw->hello_work,
+				      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+	spin_unlock_bh(&sw->lock);
 }
 
 /* The peer table, and the hellos and new peers it refused. */
@@ -410,6 +413,24 @@ out:
 	return sw;
 }
 
+/*
+ * Stop a switch's receiving and works. Nothing may queue a work once it
+ * has been cancelled: the switch is marked dying, which the works and
+ * pib_switch_track_links() check before they queue, and the receive path
+ * (which tracks links) stops before the works are cancelled. The socket
+ * stays open until the works are gone, since they send through it.
+ */
+static void pib_switch_stop(struct pib_switch *sw)
+{
+	spin_lock_bh(&sw->lock);
+	sw->dying = true;
+	spin_unlock_bh(&sw->lock);
+	rcu_assign_sk_user_data(sw->sock->sk, NULL);
+	synchronize_rcu();	/* receivers in flight are done */
+	cancel_delayed_work_sync(&sw->hello_work);
+	cancel_delayed_work_sync(&sw->trap_work);
+}
+
 /**
  * pib_switch_put() - drop a user; the last one takes the switch down
  * @sw: the switch
@@ -425,9 +446,8 @@ void pib_switch_put(struct pib_switch *sw)
 	mutex_unlock(&pib_switches_lock);
 
 	debugfs_remove(sw->debugfs);
-	cancel_delayed_work_sync(&sw->hello_work);
-	cancel_delayed_work_sync(&sw->trap_work);
-	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
+	pib_switch_stop(sw);
+	udp_tunnel_sock_release(sw->sock);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);

@@ -72,7 +72,7 @@ void pib_switch_track_links(struct pib_switch *sw)
 	 * get one Trap 128 per PIB_TRAP_RESEND_MS, not one each.
 	 */
 	if (changed) {
-		queue = !sw->trap_pending;
+		queue = !sw->trap_pending && !sw->dying;
 		sw->trap_pending = true;
 		sw->trap_tries = 0;
 		sw->trap_tid++;
@@ -263,8 +263,11 @@ void pib_switch_trap_work(struct work_struct *work)
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);
 	pib_switch_input(sw, 0, buf, len);
-	schedule_delayed_work(&sw->trap_work,
-			      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
+	spin_lock_bh(&sw->lock);
+	if (!sw->dying)
+		schedule_delayed_work(&sw->trap_work,
+				      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
+	spin_unlock_bh(&sw->lock);
 }
 
 /**
