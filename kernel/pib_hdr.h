@@ -779,6 +779,7 @@ enum pib_pkt_err {
 	PIB_PKT_BAD_OPCODE,
 	PIB_PKT_BAD_PAYLOAD,	/* payload or pad on an opcode without */
 	PIB_PKT_BAD_ICRC,
+	PIB_PKT_BAD_VL15,	/* VL15 carries nothing but SMPs */
 	PIB_PKT_NUM_ERRS
 };
 
@@ -794,6 +795,7 @@ static const char *const pib_pkt_err_names[PIB_PKT_NUM_ERRS] = {
 	[PIB_PKT_BAD_OPCODE] = "bad_opcode",
 	[PIB_PKT_BAD_PAYLOAD] = "bad_payload",
 	[PIB_PKT_BAD_ICRC] = "bad_icrc",
+	[PIB_PKT_BAD_VL15] = "bad_vl15",
 };
 
 /**
@@ -859,11 +861,28 @@ static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 	return PIB_PKT_OK;
 }
 
+/* A MAD is 256 bytes, whatever its class (IBA 13.4). */
+#define PIB_MAD_LEN		256
+
+/*
+ * VL15 is the management VL: it carries SMPs, which are one-MAD UD SENDs
+ * to QP0, and nothing else (IBA 7.6, 14.2). Only such packets may cross a
+ * switch port that is not ACTIVE, so nothing else may claim VL15.
+ */
+static inline int pib_pkt_vl_ok(const struct pib_pkt *pkt)
+{
+	return pkt->lrh.vl != PIB_VL15 ||
+	       (pkt->lrh.lnh != PIB_LNH_RAW &&
+		pkt->bth.opcode == PIB_OP_UD_SEND_ONLY && !pkt->bth.dest_qp &&
+		pkt->payload_len == PIB_MAD_LEN);
+}
+
 /* pib_pkt_parse() and pib_pkt_locate(); the CRCs are checked if @crcs. */
 static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 					     unsigned int len,
 					     struct pib_pkt *pkt, int crcs)
 {
+	enum pib_pkt_err err;
 	unsigned int end;
 
 	if (len < PIB_LRH_LEN + PIB_VCRC_LEN)
@@ -883,14 +902,62 @@ static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 		pkt->hdr_len = PIB_LRH_LEN;
 		pkt->payload_off = PIB_LRH_LEN;
 		pkt->payload_len = end - PIB_LRH_LEN;
-		return PIB_PKT_OK;
+		return pib_pkt_vl_ok(pkt) ? PIB_PKT_OK : PIB_PKT_BAD_VL15;
 	case PIB_LNH_IP:
 		return PIB_PKT_BAD_LNH;
 	default:
 		if (end < PIB_LRH_LEN + PIB_ICRC_LEN)
 			return PIB_PKT_SHORT;
-		return pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
+		err = pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
+		if (!err && !pib_pkt_vl_ok(pkt))
+			return PIB_PKT_BAD_VL15;
+		return err;
 	}
+}
+
+/* Management classes of SMPs, which only QP0 takes (IBA 14.2). */
+#define PIB_MGMT_CLASS_SUBN_LID	0x01
+#define PIB_MGMT_CLASS_SUBN_DR	0x81
+#define PIB_MAD_BASE_VERSION	1
+
+/* Why QP0 or QP1 may not take a datagram. */
+enum pib_mad_err {
+	PIB_MAD_OK,
+	PIB_MAD_BAD_OPCODE,	/* not a plain UD SEND (with immediate, say) */
+	PIB_MAD_BAD_LEN,	/* not one MAD long */
+	PIB_MAD_BAD_VERSION,	/* a base version other than 1 */
+	PIB_MAD_BAD_CLASS,	/* an SMP for QP1, or another class for QP0 */
+};
+
+/**
+ * pib_mad_check() - may QP0 or QP1 take a datagram?
+ * @qpn: 0 or 1
+ * @pkt: the parsed datagram
+ * @buf: its bytes
+ *
+ * A MAD is exactly 256 bytes, base version 1 (IBA 13.4); QP0 takes the SMP
+ * classes and QP1 the others. What fails is dropped before it takes a
+ * receive WQE.
+ *
+ * Return: PIB_MAD_OK, or why not.
+ */
+static inline enum pib_mad_err pib_mad_check(unsigned int qpn,
+					     const struct pib_pkt *pkt,
+					     const __u8 *buf)
+{
+	const __u8 *mad = buf + pkt->payload_off;
+	int smp;
+
+	if (pkt->lrh.lnh == PIB_LNH_RAW ||
+	    pkt->bth.opcode != PIB_OP_UD_SEND_ONLY)
+		return PIB_MAD_BAD_OPCODE;
+	if (pkt->payload_len != PIB_MAD_LEN)
+		return PIB_MAD_BAD_LEN;
+	if (mad[0] != PIB_MAD_BASE_VERSION)
+		return PIB_MAD_BAD_VERSION;
+	smp = mad[1] == PIB_MGMT_CLASS_SUBN_LID ||
+	      mad[1] == PIB_MGMT_CLASS_SUBN_DR;
+	return smp == !qpn ? PIB_MAD_OK : PIB_MAD_BAD_CLASS;
 }
 
 /**

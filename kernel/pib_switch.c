@@ -297,7 +297,8 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	int status;
 	u8 out;
 
-	if (pkt->bth.dest_qp || pkt->payload_len != PIB_SMP_LEN ||
+	if (pkt->lrh.vl != PIB_VL15 || pkt->bth.dest_qp ||
+	    pkt->payload_len != PIB_SMP_LEN ||
 	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED) {
 		atomic64_inc(&sw->unrouted);
 		return;
