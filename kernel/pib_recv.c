@@ -33,6 +33,21 @@ static bool pib_pkey_match(u16 a, u16 b)
 	       ((a | b) & 0x8000);
 }
 
+/*
+ * A unicast packet with a GRH is for this port's GID: the MAD layer and
+ * the CM answer from the GRH, and a GID the port does not have only gives
+ * them errors to log.
+ */
+static bool pib_port_owns_dgid(struct pib_dev *dev, const struct pib_pkt *pkt)
+{
+	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+
+	return pkt->lrh.lnh != PIB_LNH_IBA_GLOBAL ||
+	       (!memcmp(pkt->grh.dgid, &prefix, sizeof(prefix)) &&
+		!memcmp(pkt->grh.dgid + sizeof(prefix), &dev->guid,
+			sizeof(dev->guid)));
+}
+
 /* Index of a packet's P_Key in the port's table; false if it is not there. */
 static bool pib_pkey_find(struct pib_port *port, u16 pkey, u16 *index)
 {
@@ -172,6 +187,8 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 	if (pkt.lrh.dlid >= PIB_LID_MCAST && pkt.lrh.dlid != PIB_PERMISSIVE_LID) {
 		if (qpn == PIB_MCAST_QPN && pkt.ext & PIB_EXT_DETH)
 			pib_mcast_deliver(dev, &pkt, buf);
+	} else if (!pib_port_owns_dgid(dev, &pkt)) {
+		atomic64_inc(&c->rcv_errors);
 	} else if (qpn >= PIB_NUM_SPECIAL_QPS ||
 		   pib_special_qp_takes(dev, &pkt, buf)) {
 		qp = qpn < PIB_NUM_SPECIAL_QPS ?

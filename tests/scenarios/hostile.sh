@@ -157,6 +157,9 @@ forger() {
 		mad vl=15 dlid="$l1" slid="$l2" qp=0 class=0x04 attr=0x12
 	attack "a PMA Get on VL15 to QP1" -n 300 -g 200 "${as2[@]}" \
 		mad vl=15 dlid="$l1" slid="$l2" qp=1 class=0x04 attr=0x12
+	attack "PMA Gets with a GRH for a GID host1 does not have" -n 300 -g 200 \
+		"${as2[@]}" mad dlid="$l1" slid="$l2" qp=1 class=0x04 attr=0x12 \
+		dgid=fe80::bad:1
 
 	# LFT block 0 (LIDs 0-63) to port 0: nothing routed; PortInfo of
 	# port 0: another LID. Directed route and LID-routed, to both switches.
@@ -269,6 +272,8 @@ echo "switch M_KeyViolations 0x$mkv"
 check "switch counted M_Key violations" test $((0x${mkv:-0})) -ge 1
 expect_eq "no 'unsupported base version' in dmesg" \
 	"$(dmesg | grep -c 'unsupported base version')" 0
+expect_eq "no 'ib_create_ah_from_wc error' in dmesg" \
+	"$(dmesg | grep -c 'ib_create_ah_from_wc')" 0
 if [ "$PIB_HOST" = 1 ]; then
 	cat $dbg
 	rdma statistic show link pibeth0/1
