@@ -124,6 +124,7 @@ enum pib_stat {
 	PIB_STAT_UD_DROPS,		/* datagrams without a receive WQE */
 	PIB_STAT_RESP_PSN_UNSENT,	/* responses for PSNs never sent */
 	PIB_STAT_RCV_BAD_MAD,		/* for QP0/QP1, but no MAD they take */
+	PIB_STAT_RCV_MCAST_BAD_GID,	/* multicast for no group attached */
 	PIB_NUM_STATS
 };
 

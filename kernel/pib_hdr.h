@@ -381,6 +381,16 @@ static inline int pib_psn_in_window(__u32 psn, __u32 first, __u32 end)
 	return ((psn - first) & PIB_PSN_MASK) < ((end - first) & PIB_PSN_MASK);
 }
 
+/*
+ * Do two P_Keys let their ports talk? The same partition, and not both
+ * limited members (the top bit is full membership, IBA 10.9.3).
+ */
+static inline int pib_pkey_match(__u16 a, __u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
+}
+
 /* Extension headers that may follow the BTH, in wire order. */
 enum pib_ext {
 	PIB_EXT_DETH = 1 << 0,		/* 8: Q_Key, source QP */

@@ -26,13 +26,6 @@ static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
 	return lid && (dlid & ~mask) == lid;
 }
 
-/* P_Keys match: same partition, and not both limited members (IBA 10.9.3). */
-static bool pib_pkey_match(u16 a, u16 b)
-{
-	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
-	       ((a | b) & 0x8000);
-}
-
 /*
  * A unicast packet with a GRH is for this port's GID: the MAD layer and
  * the CM answer from the GRH, and a GID the port does not have only gives

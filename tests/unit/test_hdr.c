@@ -118,8 +118,24 @@ static void test_psn_window(void)
 	CHECK_EQ(pib_psn_diff(0x400000, 0), 0x400000);
 }
 
+/* P_Key membership (IBA 10.9.3): full talks to all, limited not to limited. */
+static void test_pkey_match(void)
+{
+	CHECK(pib_pkey_match(0xffff, 0xffff));
+	CHECK(pib_pkey_match(0xffff, 0x7fff));
+	CHECK(pib_pkey_match(0x7fff, 0xffff));
+	CHECK(!pib_pkey_match(0x7fff, 0x7fff));
+	CHECK(pib_pkey_match(0x8001, 0x0001));
+	CHECK(!pib_pkey_match(0x8001, 0x8002));
+	CHECK(!pib_pkey_match(0x8001, 0x0002));
+	/* The invalid P_Key (0 or 0x8000) matches nothing. */
+	CHECK(!pib_pkey_match(0x8000, 0x8000));
+	CHECK(!pib_pkey_match(0x0000, 0x8000));
+}
+
 int main(void)
 {
+	test_pkey_match();
 	test_psn_window();
 	test_mtu_bytes();
 	test_mtu_for_netdev();
