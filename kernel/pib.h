@@ -244,6 +244,10 @@ struct pib_sw_port {
  * @sm_sl: the master SM's SL
  * @subnet_prefix: GID prefix
  * @subnet_timeout: PortInfo.SubnetTimeOut
+ * @mkey: port 0's M_Key, which guards the whole switch
+ * @mkey_protect: port 0's M_KeyProtectBits
+ * @mkey_lease: port 0's M_KeyLeasePeriod (stored; leases do not expire)
+ * @mkey_violations: SMPs dropped for a wrong M_Key
  * @pkeys: port 0's P_Key table
  * @lft: LinearForwardingTable, PIB_SW_LFT_CAP entries
  * @lft_top: SwitchInfo.LinearFDBTop
@@ -280,6 +284,10 @@ struct pib_switch {
 	u8 sm_sl;
 	u64 subnet_prefix;
 	u8 subnet_timeout;
+	u64 mkey;
+	u8 mkey_protect;
+	u16 mkey_lease;
+	u16 mkey_violations;
 	u16 pkeys[PIB_PKEY_TABLE_LEN];
 	u8 *lft;
 	u16 lft_top;

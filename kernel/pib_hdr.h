@@ -1215,6 +1215,38 @@ static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
 	       pib_port_state_ok[cur][req];
 }
 
+#define PIB_MAD_METHOD_GET	0x01
+
+/* What an SMA does with an SMP, by its M_Key (enum values of the check). */
+enum pib_mkey_verdict {
+	PIB_MKEY_OK,		/* answer it */
+	PIB_MKEY_HIDE,		/* answer it, with PortInfo.M_Key as 0 */
+	PIB_MKEY_DROP,		/* drop it; count an M_Key violation */
+};
+
+/**
+ * pib_mkey_check() - the M_Key check of an SMA (IBA 14.2.4)
+ * @mkey: the port's M_Key (port 0's, for a switch)
+ * @protect: its M_KeyProtectBits
+ * @smp_mkey: the M_Key the SMP carries
+ * @method: the SMP's method
+ *
+ * An M_Key of 0 protects nothing. Otherwise an SMP with another key may
+ * still Get below protection level 2, and level 1 hides the key in the
+ * reply; Sets, TrapRepresses and Gets at level 2 and 3 are dropped.
+ *
+ * Return: enum pib_mkey_verdict.
+ */
+static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
+						   __u64 smp_mkey, __u8 method)
+{
+	if (!mkey || smp_mkey == mkey)
+		return PIB_MKEY_OK;
+	if (method == PIB_MAD_METHOD_GET && protect < 2)
+		return protect ? PIB_MKEY_HIDE : PIB_MKEY_OK;
+	return PIB_MKEY_DROP;
+}
+
 /*
  * Peer discovery. Every pib switch (one per netdev) broadcasts a hello on
  * the LAN each PIB_HELLO_INTERVAL_MS: a raw IB packet (LNH 0, DLID

@@ -178,6 +178,9 @@ forger() {
 victim_checks() {
 	local out=$1
 	cat "$out"
+	echo "MulticastForwardingTable, MLIDs 0xc000-0xc01f, ports 0-15 and 64-79:"
+	"$smp" -C pibeth0 -P 1 -y $key -D 0,1 0x1b 0
+	"$smp" -C pibeth0 -P 1 -y $key -D 0,1 0x1b 0x40000000
 	expect_match "victim ran" "$(cat "$out")" 'pib-victim: done'
 	expect_eq "no SEND completed by forged ACKs" "$(sed -n 's/^rc_success //p' "$out")" 0
 	expect_match "unicast UD arrives (control)" "$(cat "$out")" '^ud_tag_U [1-9]'
@@ -214,8 +217,10 @@ if [ "$PIB_HOST" = 3 ]; then
 	barrier active
 	loop_test
 	barrier attack
+	barrier listen-under-attack
 	forger
 	barrier attacked
+	barrier listen-after
 	barrier done
 	pib_done
 fi
