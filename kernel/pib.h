@@ -263,6 +263,7 @@ struct pib_sw_port {
  * @hca: the pib devices on the netdev, by index (RCU)
  * @unrouted: IBA packets dropped for want of a route
  * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
+ * @hop_limit: packets not sent on for want of hop budget (PIB_TTL_HERE)
  * @traps_tx: Trap 128 SMPs sent
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
@@ -306,6 +307,7 @@ struct pib_switch {
 	struct pib_dev __rcu *hca[PIB_MAX_DEVS_PER_NETDEV];
 	atomic64_t unrouted;
 	atomic64_t dr_discards;
+	atomic64_t hop_limit;
 	atomic64_t traps_tx;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
@@ -793,9 +795,20 @@ void pib_switch_put(struct pib_switch *sw);
 void pib_net_init(void);
 void pib_net_exit(void);
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp);
+		     unsigned int len, u8 ttl, gfp_t gfp);
 void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb);
+			 struct sk_buff *skb, u8 ttl);
+
+/*
+ * The hop limit. An LRH has no TTL, so a datagram's IP TTL is its hop
+ * budget: a switch sends a packet it took in from the LAN out to the LAN
+ * again with the TTL it came with less one, and not at all once that is
+ * 0, so a forwarding loop (a broken or forged LFT or MFT) dies after at
+ * most the route's TTL (64 by default) crossings. Packets built on this
+ * host leave with the route's TTL (PIB_TTL_HERE). Directed-route SMPs are
+ * exempt: their hop count bounds their path (IBA 14.2.2).
+ */
+#define PIB_TTL_HERE		255
 
 /**
  * pib_tx_headroom() - room for the link, IPv4 and UDP headers
@@ -816,7 +829,7 @@ static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len);
+		      unsigned int len, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff *skb);
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,

@@ -43,10 +43,14 @@ static void pib_switch_heard(struct pib_switch *sw, __be32 addr,
 		pib_switch_track_links(sw);
 }
 
-/* An IB packet from a peer enters the switch through that peer's port. */
+/*
+ * An IB packet from a peer enters the switch through that peer's port,
+ * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE).
+ */
 static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 				 struct sk_buff *skb)
 {
+	u8 ttl = ip_hdr(skb)->ttl;
 	int slot;
 
 	spin_lock_bh(&sw->lock);
@@ -56,7 +60,8 @@ static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 		atomic64_inc(&sw->unrouted);
 		return;
 	}
-	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len);
+	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len,
+			 ttl ? ttl - 1 : 0);
 }
 
 static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
@@ -120,13 +125,14 @@ static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
  * @sw: the switch whose netdev carries it
  * @daddr: the host's IPv4 address, or INADDR_BROADCAST
  * @skb: the packet, from skb->data on; consumed
+ * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  *
  * Nothing is sent while the netdev has no IPv4 address or no route. The
  * UDP checksum is left out (0, as RoCEv2 does): the ICRC and VCRC cover
  * the IB packet end to end, and the receiver checks them.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb)
+			 struct sk_buff *skb, u8 ttl)
 {
 	struct rtable *rt;
 	__be32 saddr;
@@ -142,8 +148,9 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
 		return;
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
+	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
 	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, saddr, daddr, 0,
-			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
+			    ttl, 0, htons(pib_udp_port),
 			    htons(pib_udp_port), false, true);
 }
 
@@ -153,10 +160,11 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
  * @daddr: the host's IPv4 address, or INADDR_BROADCAST
  * @pkt: the packet
  * @len: its length
+ * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  * @gfp: allocation context
  */
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp)
+		     unsigned int len, u8 ttl, gfp_t gfp)
 {
 	unsigned int headroom = pib_tx_headroom(sw->ndev);
 	struct sk_buff *skb = alloc_skb(headroom + len, gfp);
@@ -165,7 +173,7 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 		return;
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, pkt, len);
-	pib_switch_xmit_skb(sw, daddr, skb);
+	pib_switch_xmit_skb(sw, daddr, skb, ttl);
 }
 
 /*
@@ -243,14 +251,15 @@ static void pib_switch_send_hello(struct pib_switch *sw)
 
 	pib_hello_build(pkt, &h);
 	pib_switch_xmit(sw, htonl(INADDR_BROADCAST), pkt, sizeof(pkt),
-			GFP_KERNEL);
+			PIB_TTL_HERE, GFP_KERNEL);
 	atomic64_inc(&sw->hellos_tx);
 	spin_lock_bh(&pib_static_peers_lock);
 	n = pib_num_static_peers;
 	memcpy(addrs, pib_static_peers, n * sizeof(addrs[0]));
 	spin_unlock_bh(&pib_static_peers_lock);
 	for (i = 0; i < n; i++) {
-		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), GFP_KERNEL);
+		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), PIB_TTL_HERE,
+				GFP_KERNEL);
 		atomic64_inc(&sw->hellos_tx);
 	}
 }
@@ -310,6 +319,7 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "unrouted %lld\ndr_discards %lld\ntraps_tx %lld\n",
 		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards),
 		   atomic64_read(&sw->traps_tx));
+	seq_printf(m, "hop_limit %lld\n", atomic64_read(&sw->hop_limit));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));

@@ -128,9 +128,12 @@ static __be32 pib_switch_peer_addr(struct pib_switch *sw, unsigned int port)
 	return addr;
 }
 
-/* Send a packet out of a switch port: to a pib device, or to a peer. */
+/*
+ * Send a packet out of a switch port: to a pib device, or to a peer if
+ * its hop budget @ttl (PIB_TTL_HERE) allows.
+ */
 static void pib_switch_output(struct pib_switch *sw, unsigned int port,
-			      const u8 *buf, unsigned int len)
+			      const u8 *buf, unsigned int len, u8 ttl)
 {
 	struct pib_dev *dev;
 	__be32 addr;
@@ -143,9 +146,13 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		rcu_read_unlock();
 		return;
 	}
+	if (!ttl) {
+		atomic64_inc(&sw->hop_limit);
+		return;
+	}
 	addr = pib_switch_peer_addr(sw, port);
 	if (addr)
-		pib_switch_xmit(sw, addr, buf, len, GFP_ATOMIC);
+		pib_switch_xmit(sw, addr, buf, len, ttl, GFP_ATOMIC);
 }
 
 /*
@@ -173,10 +180,13 @@ static void pib_switch_sma(struct pib_switch *sw, unsigned int in_port,
 	lrh.slid = PIB_PERMISSIVE_LID;
 	pib_lrh_pack(buf, &lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len);
+	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 }
 
-/* Directed-route SMPs: forward along their path, or answer them here. */
+/*
+ * Directed-route SMPs: forward along their path, or answer them here. The
+ * hop count bounds their path, not the hop limit (PIB_TTL_HERE).
+ */
 static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 			  u8 *buf, unsigned int len, const struct pib_pkt *pkt)
 {
@@ -187,7 +197,7 @@ static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 	case PIB_DR_FORWARD:
 		/* The path fields changed: the packet is a new one. */
 		pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-		pib_switch_output(sw, out, buf, len);
+		pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 		break;
 	case PIB_DR_SMA:
 		pib_switch_sma(sw, in_port, buf, len, pkt);
@@ -262,7 +272,7 @@ void pib_switch_trap_work(struct work_struct *work)
 	spin_unlock_bh(&sw->lock);
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);
-	pib_switch_input(sw, 0, buf, len);
+	pib_switch_input(sw, 0, buf, len, PIB_TTL_HERE);
 	spin_lock_bh(&sw->lock);
 	if (!sw->dying)
 		schedule_delayed_work(&sw->trap_work,
@@ -319,7 +329,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	}
 	pib_lrh_pack(buf, &lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len);
+	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 }
 
 /*
@@ -329,7 +339,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
  */
 static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 			     const u8 *buf, unsigned int len,
-			     const struct pib_pkt *pkt)
+			     const struct pib_pkt *pkt, u8 ttl)
 {
 	u16 index = pkt->lrh.dlid - PIB_LID_MCAST;
 	DECLARE_BITMAP(out, PIB_SW_NUM_PORTS + 1);
@@ -356,7 +366,7 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 		return;
 	}
 	for_each_set_bit(port, out, PIB_SW_NUM_PORTS + 1)
-		pib_switch_output(sw, port, buf, len);
+		pib_switch_output(sw, port, buf, len, ttl);
 }
 
 /* Where the LinearForwardingTable sends a unicast packet. */
@@ -398,7 +408,7 @@ static enum pib_sw_route pib_switch_lft(struct pib_switch *sw,
 
 static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 				 u8 *buf, unsigned int len,
-				 const struct pib_pkt *pkt)
+				 const struct pib_pkt *pkt, u8 ttl)
 {
 	unsigned int out;
 
@@ -407,12 +417,12 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 		return;
 	}
 	if (pkt->lrh.dlid >= PIB_LID_MCAST) {
-		pib_switch_mcast(sw, in_port, buf, len, pkt);
+		pib_switch_mcast(sw, in_port, buf, len, pkt, ttl);
 		return;
 	}
 	switch (pib_switch_lft(sw, in_port, pkt, &out)) {
 	case PIB_SW_ROUTE_PORT:
-		pib_switch_output(sw, out, buf, len);
+		pib_switch_output(sw, out, buf, len, ttl);
 		break;
 	case PIB_SW_ROUTE_SMA:
 		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
@@ -434,12 +444,12 @@ static bool pib_switch_is_dr(const u8 *buf, const struct pib_pkt *pkt)
 /* Forward a parsed packet that entered through @in_port. */
 static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
 			       u8 *buf, unsigned int len,
-			       const struct pib_pkt *pkt)
+			       const struct pib_pkt *pkt, u8 ttl)
 {
 	if (pib_switch_is_dr(buf, pkt))
 		pib_switch_dr(sw, in_port, buf, len, pkt);
 	else
-		pib_switch_lid_route(sw, in_port, buf, len, pkt);
+		pib_switch_lid_route(sw, in_port, buf, len, pkt, ttl);
 }
 
 /**
@@ -449,11 +459,13 @@ static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
  * @buf: the packet, built on this host or checked where it came in from
  *	the LAN (pib_pkt_locate()); the switch may rewrite it
  * @len: its length
+ * @ttl: its hop budget: the TTL it may go out to the LAN with, or
+ *	PIB_TTL_HERE for a packet built on this host
  *
  * May be called in any context; it does not sleep.
  */
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len)
+		      unsigned int len, u8 ttl)
 {
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
@@ -463,7 +475,7 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		atomic64_inc(&sw->drops[err]);
 		return;
 	}
-	pib_switch_forward(sw, in_port, buf, len, &pkt);
+	pib_switch_forward(sw, in_port, buf, len, &pkt, ttl);
 }
 
 /**
@@ -494,11 +506,12 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	    out >= PIB_SW_FIRST_PEER_PORT) {
 		addr = pib_switch_peer_addr(sw, out);
 		if (addr)
-			pib_switch_xmit_skb(sw, addr, skb);
+			pib_switch_xmit_skb(sw, addr, skb, PIB_TTL_HERE);
 		else
 			kfree_skb(skb);
 		return;
 	}
-	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt);
+	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
+			   PIB_TTL_HERE);
 	consume_skb(skb);
 }
