@@ -194,7 +194,6 @@ struct pib_port {
 #define PIB_SW_FIRST_PEER_PORT	(PIB_MAX_DEVS_PER_NETDEV + 1)
 /* SwitchInfo.LinearFDBCap: every unicast LID. */
 #define PIB_SW_LFT_CAP		0xc000
-#define PIB_LID_MCAST		0xc000
 /* LinearForwardingTable entry for "no port". */
 #define PIB_LFT_NO_PORT		0xff
 /* SwitchInfo.MulticastFDBCap: MLIDs 0xc000 up. */

@@ -212,6 +212,10 @@ static inline void pib_put32(__u8 *p, __u32 v)
 	pib_put24(p + 1, v);
 }
 
+/* LIDs from 0xc000 up are multicast; 0xffff is the permissive LID. */
+#define PIB_LID_MCAST		0xc000
+#define PIB_PERMISSIVE_LID	0xffff
+
 /* LRH.LNH: what follows the LRH. */
 enum pib_lnh {
 	PIB_LNH_RAW = 0,
@@ -790,6 +794,7 @@ enum pib_pkt_err {
 	PIB_PKT_BAD_PAYLOAD,	/* payload or pad on an opcode without */
 	PIB_PKT_BAD_ICRC,
 	PIB_PKT_BAD_VL15,	/* VL15 carries nothing but SMPs */
+	PIB_PKT_BAD_SLID,	/* 0, multicast, or permissive off VL15 */
 	PIB_PKT_NUM_ERRS
 };
 
@@ -806,6 +811,7 @@ static const char *const pib_pkt_err_names[PIB_PKT_NUM_ERRS] = {
 	[PIB_PKT_BAD_PAYLOAD] = "bad_payload",
 	[PIB_PKT_BAD_ICRC] = "bad_icrc",
 	[PIB_PKT_BAD_VL15] = "bad_vl15",
+	[PIB_PKT_BAD_SLID] = "bad_slid",
 };
 
 /**
@@ -887,6 +893,19 @@ static inline int pib_pkt_vl_ok(const struct pib_pkt *pkt)
 		pkt->payload_len == PIB_MAD_LEN);
 }
 
+/*
+ * An IBA packet names its source port by a unicast LID: never 0 nor a
+ * multicast LID, and the permissive LID only on an SMP (from a port that
+ * has no LID yet, or on a directed route). Replies go to the SLID.
+ */
+static inline int pib_pkt_slid_ok(const struct pib_pkt *pkt)
+{
+	__u16 slid = pkt->lrh.slid;
+
+	return slid && (slid < PIB_LID_MCAST ||
+			(slid == PIB_PERMISSIVE_LID && pkt->lrh.vl == PIB_VL15));
+}
+
 /* pib_pkt_parse() and pib_pkt_locate(); the CRCs are checked if @crcs. */
 static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 					     unsigned int len,
@@ -921,6 +940,8 @@ static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 		err = pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
 		if (!err && !pib_pkt_vl_ok(pkt))
 			return PIB_PKT_BAD_VL15;
+		if (!err && !pib_pkt_slid_ok(pkt))
+			return PIB_PKT_BAD_SLID;
 		return err;
 	}
 }
@@ -1254,7 +1275,6 @@ static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
  * last PIB_PEER_TIMEOUT_MS has its link up.
  */
 #define PIB_DEFAULT_UDP_PORT	4792
-#define PIB_PERMISSIVE_LID	0xffff
 #define PIB_HELLO_MAGIC		0x50494248	/* "PIBH" */
 #define PIB_HELLO_VERSION	1
 #define PIB_HELLO_LEN		16

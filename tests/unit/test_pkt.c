@@ -334,6 +334,24 @@ static void test_vl15_and_mads(void)
 	pib_put24(buf + 8 + 5, 0);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	/* SLIDs: unicast; permissive on VL15 only; never 0 nor multicast. */
+	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_DR, 1, 256);
+	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, 0);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, PIB_LID_MCAST + 5);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, PIB_LID_MCAST - 1);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 	/* QP0 on VL0 parses: pib_hca_receive() refuses it for QP0. */
 	len = build_mad(buf, 0, 0, PIB_MGMT_CLASS_SUBN_LID, 1, 256);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
