@@ -230,7 +230,7 @@ fabric_up
 barrier active
 loop_test
 lft 0 >"$R/lft0.before.$PIB_HOST"
-traps0=$(counter traps_tx)
+traps0=$(counter traps_tx) start=$SECONDS
 if [ "$PIB_HOST" = 1 ]; then
 	"$victim" -d pibeth0 --info "$R/victim" --seconds 60 --rc-dlid "$(cat "$R/lid.2")" \
 		--mgid $mgid --mlid "$(cat "$R/mlid")" >"$R/victim.out" 2>&1 &
@@ -282,8 +282,9 @@ expect_eq "no 'ib_create_ah_from_wc error' in dmesg" \
 if [ "$PIB_HOST" = 1 ]; then
 	cat $dbg
 	rdma statistic show link pibeth0/1
-	traps=$(($(counter traps_tx) - traps0))
-	check "Trap 128s limited during the hello floods ($traps)" test "$traps" -le 20
+	# One Trap 128 per 2 s at most, however many links the floods flip.
+	traps=$(($(counter traps_tx) - traps0)) t=$((SECONDS - start))
+	check "$traps Trap 128s in $t s of hello floods" test "$traps" -le $((t / 2 + 2))
 	check "counted: a known GUID from another address" \
 		test "$(counter hellos_guid_elsewhere)" -ge 1
 	check "counted: a new GUID from an address in use" \
