@@ -72,7 +72,14 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	struct pib_hello h;
 	struct pib_pkt pkt;
 
-	if (!sw || skb_linearize(skb))
+	if (!sw)
+		goto out;
+	/* Too long for any IB packet: dropped before it is made linear. */
+	if (skb->len > sizeof(struct udphdr) + PIB_MAX_PKT_LEN) {
+		atomic64_inc(&sw->drops[PIB_PKT_BAD_LEN]);
+		goto out;
+	}
+	if (skb_linearize(skb))
 		goto out;
 	__skb_pull(skb, sizeof(struct udphdr));
 	err = pib_pkt_parse(skb->data, skb->len, &pkt);
