@@ -143,9 +143,9 @@ forger() {
 	wait
 	barrier hijack-done
 	attack "new GUIDs from host3's address" -n 200 -g 5000 -d 10.99.0.1 \
-		hello guid=0x0bad000000000000
+		hello guid=0x0bad000000000000 guid_step=1
 	attack "new GUIDs from 100 addresses" -n 100 -g 10000 -s 10.99.0.100 -S 1 \
-		-d 10.99.0.1 hello guid=0x0bad100000000000
+		-d 10.99.0.1 hello guid=0x0bad100000000000 guid_step=1
 
 	attack "over-long MADs to QP1" -n 3000 -g 200 "${as2[@]}" \
 		mad dlid="$l1" slid="$l2" qp=1 len=512 class=0x04 attr=0x12

@@ -19,7 +19,7 @@ if [ "$PIB_HOST" = 2 ]; then
 	until [ -e "$PIB_RESULTS/teardown.done" ]; do
 		# 240 addresses of the LAN, a fresh GUID each time round.
 		timeout 60 "$forge" -n 240 -g 100 -s 10.99.0.10 -S 1 -d 10.99.0.1 \
-			hello guid=$((0x0bad000000000000 + n * 240)) >/dev/null ||
+			hello guid=$((0x0bad000000000000 + n * 240)) guid_step=1 >/dev/null ||
 			fail "pib-forge"
 		n=$((n + 1))
 	done

@@ -8,7 +8,8 @@
  *             -d DST KIND [FIELD=VALUE...]
  *
  * KIND is one of
- *   hello   a switch's hello:        guid guid_step
+ *   hello   a switch's hello:        guid guid_step (the i-th datagram
+ *                                    names guid + i * guid_step)
  *   ud      a UD SEND:               lrh, bth and deth fields, len, tag, dgid
  *   mad     a UD SEND with a MAD:    as ud, and base class cver method attr
  *                                    mod mkey data (hex, from byte 64), dr
@@ -152,7 +153,7 @@ static void parse(struct opts *o, int argc, char **argv)
 	int c, i;
 
 	*o = (struct opts){ .count = 1, .port = PIB_DEFAULT_UDP_PORT,
-			    .pkey = 0xffff, .guid_step = 1, .base = 1,
+			    .pkey = 0xffff, .base = 1,
 			    .mclass = CLASS_SUBN_LID, .cver = 1, .method = 1 };
 	while ((c = getopt(argc, argv, "s:S:p:n:g:d:")) != -1) {
 		switch (c) {
