@@ -256,6 +256,7 @@ struct pib_sw_port {
  * @trap_pending: a port changed and the SM has not repressed the trap
  * @trap_tries: times the pending trap was sent
  * @trap_tid: transaction ID of the pending trap
+ * @trap_sent: jiffies when a trap was last sent
  * @default_port: SwitchInfo.DefaultPort
  * @life_time: SwitchInfo.LifeTimeValue
  * @port_state_change: SwitchInfo.PortStateChange
@@ -297,6 +298,7 @@ struct pib_switch {
 	bool trap_pending;
 	u8 trap_tries;
 	u64 trap_tid;
+	unsigned long trap_sent;
 	u8 default_port;
 	u8 life_time;
 	bool port_state_change;

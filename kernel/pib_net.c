@@ -387,6 +387,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
+	sw->trap_sent = jiffies - msecs_to_jiffies(PIB_TRAP_RESEND_MS);
 	err = sw->mft ? pib_switch_open_socket(sw) : -ENOMEM;
 	if (err) {
 		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",

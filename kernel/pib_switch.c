@@ -46,8 +46,8 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
 void pib_switch_track_links(struct pib_switch *sw)
 {
 	bool up[PIB_SW_NUM_PORTS + 1], changed = false, queue = false;
+	unsigned long flags, delay = 0;
 	struct pib_dev *dev;
-	unsigned long flags;
 	unsigned int port;
 
 	rcu_read_lock();
@@ -68,18 +68,21 @@ void pib_switch_track_links(struct pib_switch *sw)
 	}
 	/*
 	 * A trap already pending goes again on its own schedule, with the
-	 * news: links that change all the time (a flood of forged hellos)
-	 * get one Trap 128 per PIB_TRAP_RESEND_MS, not one each.
+	 * news, and a new one waits until PIB_TRAP_RESEND_MS after the last:
+	 * links that change all the time (a flood of forged hellos) get one
+	 * Trap 128 per PIB_TRAP_RESEND_MS, not one each.
 	 */
 	if (changed) {
 		queue = !sw->trap_pending && !sw->dying;
 		sw->trap_pending = true;
 		sw->trap_tries = 0;
 		sw->trap_tid++;
+		delay = sw->trap_sent + msecs_to_jiffies(PIB_TRAP_RESEND_MS);
+		delay = time_after(delay, jiffies) ? delay - jiffies : 0;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (queue)
-		mod_delayed_work(system_wq, &sw->trap_work, 0);
+		mod_delayed_work(system_wq, &sw->trap_work, delay);
 }
 
 /**
@@ -269,6 +272,7 @@ void pib_switch_trap_work(struct work_struct *work)
 		return;
 	}
 	sw->trap_tries++;
+	sw->trap_sent = jiffies;
 	spin_unlock_bh(&sw->lock);
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);
