@@ -279,9 +279,11 @@ expect_eq "no 'unsupported base version' in dmesg" \
 	"$(dmesg | grep -c 'unsupported base version')" 0
 expect_eq "no 'ib_create_ah_from_wc error' in dmesg" \
 	"$(dmesg | grep -c 'ib_create_ah_from_wc')" 0
+echo "== host$PIB_HOST: switch, transport and eth0 counters"
+grep -v '^peer 0bad' $dbg
+rdma statistic show link pibeth0/1
+ip -s link show eth0
 if [ "$PIB_HOST" = 1 ]; then
-	cat $dbg
-	rdma statistic show link pibeth0/1
 	# One Trap 128 per 2 s at most, however many links the floods flip.
 	traps=$(($(counter traps_tx) - traps0)) t=$((SECONDS - start))
 	check "$traps Trap 128s in $t s of hello floods" test "$traps" -le $((t / 2 + 2))
