@@ -68,13 +68,14 @@ fabric_up() {
 		>"$R/swlid.$PIB_HOST"
 }
 
-# host1: IPoIB joins the broadcast group, so that the SM routes its MLID
-# to host1's port; the victim's UD QP attaches to that MLID with another
-# MGID.
+# host1 and host2: IPoIB joins the broadcast group, so that the SM routes
+# its MLID to both ports (opensm routes no group of one port); the
+# victim's UD QP on host1 attaches to that MLID with another MGID.
 ipoib_up() {
 	check "modprobe ib_ipoib" modprobe ib_ipoib
 	check "ib0 up" ip link set ib0 up
 	check "ib0 joined the broadcast group" wait_for 60 grep -q 1 /sys/class/net/ib0/carrier
+	[ "$PIB_HOST" = 1 ] || return 0
 	timeout 30 saquery -C pibeth0 -P 1 -g 2>/dev/null |
 		awk '/MGID/ { g = $0 } /Mlid/ && g ~ /ffff:ffff$/ { sub(/.*\./, ""); print; exit }' \
 		>"$R/mlid"
@@ -226,7 +227,7 @@ if [ "$PIB_HOST" = 3 ]; then
 fi
 
 fabric_up
-[ "$PIB_HOST" = 1 ] && ipoib_up
+ipoib_up
 barrier active
 loop_test
 lft 0 >"$R/lft0.before.$PIB_HOST"
