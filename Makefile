@@ -84,7 +84,7 @@ uninstall:
 # pib-dkms, ibverbs-provider-pib and pib-tools, built with dpkg-buildpackage
 # from a copy of this tree; the provider build reuses $(RDMA_CORE).
 deb: provider
-	PIB_RDMA_CORE=$(RDMA_CORE) bash debian/make-deb.sh $(BUILD)/deb
+	PIB_RDMA_CORE=$(abspath $(RDMA_CORE)) bash debian/make-deb.sh $(BUILD)/deb
 
 unit:
 	$(MAKE) -C tests/unit

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 2
-# timeout: 1500
+# timeout: 1800
 # pib as a user of its Debian packages (make deb) gets it: apt installs
 # them, DKMS builds the module for the running kernel inside the guest
 # (slow under emulation), "rdma link add" loads it, opensm brings the
@@ -24,6 +24,13 @@ pib_leftovers() {
 		"$libdir"/libibverbs/libpib-rdmav*.so /etc/libibverbs.d/pib.driver \
 		"$libdir"/wireshark/plugins/pib.lua 2>/dev/null
 }
+
+# What systemd makes on a real host, and the rig's guest does not: DKMS
+# needs /dev/fd for bash's process substitution.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
+done
 
 pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
 check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
@@ -53,6 +60,7 @@ if [ "$PIB_HOST" = 2 ] && command -v dumpcap >/dev/null; then
 	dumpcap -q -i eth0 -f "udp port 4792" -c 200 -w "$cap" 2>/dev/null &
 	dumpcap=$!
 fi
+barrier installed
 pib_fabric_up
 expect_match "ibstat: port Active" "$(ibstat pibeth0 1 2>&1)" "State: Active"
 PAIR_DEV=pibeth0
