@@ -155,9 +155,9 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
 		return;
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
-	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, saddr, daddr, 0,
+	udp_tunnel_xmit_skb(rt, sw->sk, skb, saddr, daddr, 0,
 			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
-			    htons(pib_udp_port), false, true);
+			    htons(pib_udp_port), false, true, 0);
 }
 
 /**
@@ -327,12 +327,14 @@ static int pib_switch_open_socket(struct pib_switch *sw)
 		.encap_type = 1,
 		.encap_rcv = pib_udp_rcv,
 	};
+	struct socket *sock;
 	int err;
 
-	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sw->sock);
+	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sock);
 	if (err)
 		return err;
-	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sock, &tcfg);
+	sw->sk = sock->sk;
+	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sk, &tcfg);
 	return 0;
 }
 
@@ -422,8 +424,14 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	cancel_delayed_work_sync(&sw->hello_work);
+	/*
+	 * pib_udp_rcv() finds the switch under RCU and may arm trap_work:
+	 * detach it and wait for the receivers before the work goes.
+	 */
+	rcu_assign_sk_user_data(sw->sk, NULL);
+	synchronize_rcu();
 	cancel_delayed_work_sync(&sw->trap_work);
-	udp_tunnel_sock_release(sw->sock);	/* waits for receivers */
+	udp_tunnel_sock_release(sw->sk);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);

@@ -26,7 +26,7 @@ pkgs=(
 	# what the scenarios run
 	iproute2 iputils-ping ethtool procps rdma-core ibverbs-utils
 	ibverbs-providers infiniband-diags opensm perftest rdmacm-utils
-	python3-pyverbs iperf3
+	python3-pyverbs iperf3 tshark
 	# building pib's provider and rdma-core's Python tests in the root
 	libibverbs-dev libibumad-dev librdmacm-dev cmake pkg-config
 	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev
@@ -43,6 +43,9 @@ debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 
 echo "deb $uri $suite main" > "$root/etc/apt/sources.list"
 [ "$suite" = trixie ] && echo "deb $uri trixie-backports main" >> "$root/etc/apt/sources.list"
+# The archive may be a snapshot older than a Release file's Valid-Until
+# (seen with sid): its signatures are still checked.
+echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99pib-snapshot"
 # Guests bring their own initramfs: the root's kernels need none.
 chroot "$root" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >>"$log"
 ln -sf /bin/true "$root/usr/sbin/update-initramfs"
