@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # pib top-level Makefile.
-#   make            build kernel/pib.ko and provider/libpib-rdmav34.so
+#   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav<PABI>.so
 #   make deps       install the Debian packages the build, tests and demo need
-#   make test       unit tests, then the VM scenario tests (tests/run)
+#   make test       unit tests, then the VM scenario tests (tests/run) on the
+#                   default platform (this Debian 12 machine) and the platform
+#                   suite on the others (tests/platform/platforms)
+#   make test PLATFORM=debian13   the whole suite on one platform
 #   make demo       boot a two-host LAN of VMs and show pib on it
 #   make bench      compare pib with rdma_rxe on two VMs (not part of make test)
 #   make install    install module and provider (DESTDIR-aware)
@@ -20,55 +23,85 @@ LIBDIR ?= /usr/lib/$(MULTIARCH)
 SYSCONFDIR ?= /etc
 DEPMOD ?= /sbin/depmod
 
-RDMA_CORE := $(BUILD)/rdma-core
-RDMA_INC := $(RDMA_CORE)/build/include
-PROVIDER := $(BUILD)/provider/libpib-rdmav34.so
+# The provider is built against the rdma-core source of the installed
+# libibverbs (provider/rdma-core.sh), and named after its private ABI.
+RDMA_CORE_VERSION ?= $(shell bash provider/rdma-core.sh version 2>/dev/null)
+RDMA_CORE_VERSION := $(RDMA_CORE_VERSION)
+PABI ?= $(shell bash provider/rdma-core.sh pabi 2>/dev/null)
+PABI := $(PABI)
+RDMA_CORE = $(BUILD)/rdma-core/$(RDMA_CORE_VERSION)
+RDMA_INC = $(RDMA_CORE)/build/include
+PROVIDER := $(BUILD)/provider/libpib-rdmav$(PABI).so
 PROVIDER_SRCS := $(wildcard provider/*.c)
 PROVIDER_HDRS := $(wildcard provider/*.h)
 
-PROVIDER_CFLAGS := -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
+# $(RDMA_CORE)/public exists when the exact source was not available (see
+# provider/rdma-core.sh): the installed libibverbs' public headers first.
+PROVIDER_CFLAGS = -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-missing-field-initializers \
-	-I$(RDMA_INC) -D_GNU_SOURCE
+	-I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
+# The module is built from a copy of kernel/ per kernel version, so that one
+# tree builds for several kernels (test platforms, DKMS-like use).
+KOBJ := $(BUILD)/kernel/$(KVER)
+MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider deps install test unit vmtest demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install test unit vmtest demo bench clean check-kdir
 
 all: kernel provider
 
 check-kdir:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 (make deps) or set KDIR" >&2; exit 1; }
 
-kernel: kernel/pib.ko
+kernel: $(MODULE)
 
-kernel/pib.ko: $(KERNEL_SRCS) | check-kdir
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_INFINIBAND_PIB=m modules
+$(MODULE): $(KERNEL_SRCS) | check-kdir
+	@mkdir -p $(KOBJ)
+	cp -p $(KERNEL_SRCS) $(KOBJ)/
+	$(MAKE) -C $(KDIR) M=$(KOBJ) CONFIG_INFINIBAND_PIB=m modules
 
 provider: $(PROVIDER)
 
-$(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh
-	bash provider/rdma-core.sh $(RDMA_CORE)
+$(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh provider/debian-uri.sh
+	bash provider/rdma-core.sh headers "$(RDMA_CORE_VERSION)" $(RDMA_CORE)
+	@touch $@
 
 $(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
 	@mkdir -p $(dir $@)
 	$(CC) $(PROVIDER_CFLAGS) $(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRCS) -libverbs -lpthread
 
+# A compile check of the provider against another rdma-core version's
+# headers (no link: its libibverbs is not installed here), e.g.
+#   make provider-check RDMA_CORE_VERSION=65.0
+# provider-check-65 is the one make test runs: rdma-core 65 (Debian sid).
+provider-check: $(RDMA_INC)/kernel-abi/ib_user_verbs.h
+	@for f in $(PROVIDER_SRCS); do \
+		echo "  CHECK   $$f (rdma-core $(RDMA_CORE_VERSION))"; \
+		$(CC) $(PROVIDER_CFLAGS) -fsyntax-only $$f || exit 1; \
+	done
+
+provider-check-65:
+	$(MAKE) provider-check RDMA_CORE_VERSION=65.0
+
 deps:
 	bash tests/deps.sh
 
 install: all
-	install -D -m 644 kernel/pib.ko $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko
+	install -D -m 644 $(MODULE) $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
-	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/libpib-rdmav34.so
+	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
 
 unit:
 	$(MAKE) -C tests/unit
 
+# PLATFORM empty: the default platform's whole suite, then the platform
+# suite on every other platform. PLATFORM=NAME: the whole suite on NAME.
 vmtest: all
-	bash tests/run --kver $(KVER)
+	bash tests/run --kver $(KVER) $(if $(PLATFORM),--platform $(PLATFORM),--all-platforms)
 
 test: unit vmtest
 
@@ -79,6 +112,5 @@ bench: all
 	bash tests/bench/run --kver $(KVER)
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean 2>/dev/null || true
 	$(MAKE) -C tests/unit clean
-	rm -rf $(BUILD)/provider $(BUILD)/rig
+	rm -rf $(BUILD)/kernel $(BUILD)/provider $(BUILD)/rig

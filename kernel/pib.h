@@ -226,7 +226,7 @@ struct pib_sw_port {
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
- * @sock: UDP socket on pib's port, bound to @ndev
+ * @sk: UDP socket on pib's port, bound to @ndev
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
  * @hello_work: periodic hello and peer aging
@@ -271,7 +271,7 @@ struct pib_switch {
 	struct list_head list;
 	struct net_device *ndev;
 	unsigned int users;
-	struct socket *sock;
+	struct sock *sk;
 	bool dying;
 	u64 guid;
 	struct delayed_work hello_work;
@@ -323,6 +323,7 @@ struct pib_switch {
  * @registered: registration is complete (under pib_devs_lock)
  * @guid: node, port and system image GUID
  * @port: the port's state
+ * @rate_work: reads the netdev's link speed into @port (pib_dev_rate_work())
  * @special_qp: QP0 and QP1, once created
  * @mrs: memory regions by key index
  * @txq: packets the port sends, waiting for @tx_work
@@ -352,6 +353,7 @@ struct pib_dev {
 	bool registered;
 	__be64 guid;
 	struct pib_port port;
+	struct delayed_work rate_work;
 	struct pib_qp __rcu *special_qp[PIB_NUM_SPECIAL_QPS];
 	struct xarray mrs;
 	struct sk_buff_head txq;
@@ -867,9 +869,10 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata);
+		  struct uverbs_attr_bundle *attrs);
 int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		  struct ib_udata *udata);
 int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
@@ -878,8 +881,9 @@ void pib_cq_notify(struct pib_cq *cq);
 
 /* pib_mr.c: memory regions and every access to registered memory */
 struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_dmah;
 struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			      u64 virt_addr, int access,
+			      u64 virt_addr, int access, struct ib_dmah *dmah,
 			      struct ib_udata *udata);
 struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
@@ -990,5 +994,7 @@ void pib_port_link_update(struct pib_dev *dev, bool notify);
 
 /* pib_verbs.c: verbs entry points */
 extern const struct ib_device_ops pib_dev_ops;
+
+#include "pib_compat.h"
 
 #endif /* PIB_H */

@@ -243,7 +243,7 @@ static void pib_comp_progress(struct pib_qp *qp)
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
 	if (!pib_req_outstanding(qp))
-		del_timer(&req->timer);
+		timer_delete(&req->timer);
 	else if (t && !req->rnr_wait)
 		mod_timer(&req->timer, jiffies + t);
 }
@@ -506,7 +506,7 @@ out:
  */
 void pib_req_timer(struct timer_list *t)
 {
-	struct pib_qp *qp = from_timer(qp, t, req.timer);
+	struct pib_qp *qp = timer_container_of(qp, t, req.timer);
 	unsigned long flags;
 	bool kick = false;
 

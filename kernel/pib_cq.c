@@ -7,12 +7,13 @@
  */
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "pib.h"
 #include "pib_abi.h"
 
 /* Entries of a ring for @cqe completions: one more, to a power of two. */
-static u32 pib_cq_ring_num(int cqe)
+static u32 pib_cq_ring_num(u32 cqe)
 {
 	return roundup_pow_of_two(cqe + 1);
 }
@@ -47,9 +48,18 @@ static int pib_cq_reply(struct pib_ring *ring, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
+/**
+ * pib_create_cq() - the create_cq verb
+ * @ibcq: the CQ, allocated by the RDMA core
+ * @attr: its size, completion vector and flags
+ * @attrs: the user's uverbs call, or NULL for a kernel consumer's CQ
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		  struct ib_udata *udata)
+		  struct uverbs_attr_bundle *attrs)
 {
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct pib_dev *dev = to_pib_dev(ibcq->device);
 	struct pib_cq *cq = to_pib_cq(ibcq);
 	int err;
@@ -98,11 +108,19 @@ static u32 pib_cq_used(struct pib_cq *cq)
 	return cq->ring.num - pib_ring_room(&cq->ring);
 }
 
-/*
- * resize_cq: a new ring with the completions not polled yet at its start.
- * A user's old ring stays mapped until the provider unmaps it.
+/**
+ * pib_resize_cq() - the resize_user_cq verb
+ * @ibcq: the CQ
+ * @cqe: the number of entries asked for
+ * @udata: the user's request and response, or NULL for a kernel consumer's CQ
+ *
+ * A new ring with the completions not polled yet at its start. A user's
+ * old ring stays mapped until the provider unmaps it.
+ *
+ * Return: 0, or a negative errno.
  */
-int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		  struct ib_udata *udata)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
 	struct ib_qp **qps, **old_qps;
@@ -111,7 +129,7 @@ int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	u32 i, used, cons;
 	int err;
 
-	if (cqe < 1 || cqe > PIB_MAX_CQE)
+	if (!cqe || cqe > PIB_MAX_CQE)
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(struct pib_create_cq_resp))
 		return -EINVAL;

@@ -114,8 +114,8 @@ void pib_port_link_update(struct pib_dev *dev, bool notify)
 		pib_dispatch_events(dev, events);
 }
 
-/* Follow the netdev: its link rate (under the RTNL) and its link state. */
-static void pib_port_refresh(struct pib_dev *dev, bool notify)
+/* The port's width and speed from the netdev's link speed (under the RTNL). */
+static void pib_port_rate_update(struct pib_dev *dev)
 {
 	const struct pib_ib_rate *rate;
 	unsigned long flags;
@@ -125,7 +125,34 @@ static void pib_port_refresh(struct pib_dev *dev, bool notify)
 	dev->port.width = rate->width;
 	dev->port.speed = rate->speed;
 	spin_unlock_irqrestore(&dev->port.lock, flags);
+}
+
+/*
+ * The netdev notifier cannot ask the link speed: from Linux 6.16 on, it runs
+ * under the instance lock of a netdev that has one (dummy, ...), and the
+ * ethtool query takes that lock again. A work asks it, under the RTNL,
+ * which it only tries to take: the device's teardown may wait for the work
+ * while holding the RTNL, and a work that requeues itself is still
+ * cancelled by cancel_delayed_work_sync().
+ */
+static void pib_dev_rate_work(struct work_struct *work)
+{
+	struct pib_dev *dev = container_of(to_delayed_work(work),
+					   struct pib_dev, rate_work);
+
+	if (!rtnl_trylock()) {
+		queue_delayed_work(system_unbound_wq, &dev->rate_work, HZ / 50);
+		return;
+	}
+	pib_port_rate_update(dev);
+	rtnl_unlock();
+}
+
+/* Follow the netdev: its link state now, its link rate soon. */
+static void pib_port_refresh(struct pib_dev *dev, bool notify)
+{
 	pib_port_link_update(dev, notify);
+	mod_delayed_work(system_unbound_wq, &dev->rate_work, 0);
 }
 
 static void pib_port_init(struct pib_port *port)
@@ -255,6 +282,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	skb_queue_head_init(&dev->txq);
 	skb_queue_head_init(&dev->ackq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
+	INIT_DELAYED_WORK(&dev->rate_work, pib_dev_rate_work);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
 	/*
@@ -319,7 +347,6 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
  */
 int pib_dev_add(const char *name, struct net_device *ndev)
 {
-	struct ib_device *other;
 	struct pib_dev *dev;
 	bool gone = false;
 	int index, err;
@@ -327,12 +354,6 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	err = pib_check_netdev(ndev);
 	if (err)
 		return err;
-	other = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
-	if (other) {
-		ib_device_put(other);
-		return -EEXIST;
-	}
-
 	mutex_lock(&pib_add_lock);
 	index = pib_pick_index(ndev);
 	if (index < 0) {
@@ -360,7 +381,8 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	list_add_tail(&dev->list, &pib_devs);
 	mutex_unlock(&pib_devs_lock);
 	rtnl_lock();
-	pib_port_refresh(dev, false);
+	pib_port_rate_update(dev);
+	pib_port_link_update(dev, false);
 	rtnl_unlock();
 
 	get_device(&dev->ibdev.dev);
@@ -382,6 +404,7 @@ out_free:
 	pib_dev_free(dev);
 out_unlock:
 	mutex_unlock(&pib_add_lock);
+	/* ib_register_device() refuses a name in use with -ENFILE. */
 	return err == -ENFILE ? -EEXIST : err;
 }
 
@@ -401,6 +424,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->qps);
+	cancel_delayed_work_sync(&dev->rate_work);
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	skb_queue_purge(&dev->ackq);

@@ -89,14 +89,28 @@ static int pib_mr_user_pages(struct pib_mr *mr)
 	return i == mr->npages ? 0 : -EFAULT;
 }
 
+/**
+ * pib_reg_user_mr() - the reg_user_mr verb: pin a process's memory
+ * @ibpd: the protection domain
+ * @start: the memory's address in the process
+ * @length: its length in bytes
+ * @virt_addr: the address that work requests and peers use for @start
+ * @access: IB_ACCESS_* flags
+ * @dmah: a DMA handle (PCIe steering hints), meaningless without a bus
+ * @udata: the user's uverbs call
+ *
+ * Return: the MR, or an ERR_PTR.
+ */
 struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-			      u64 virt_addr, int access,
+			      u64 virt_addr, int access, struct ib_dmah *dmah,
 			      struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
 	struct pib_mr *mr;
 	int err;
 
+	if (dmah)
+		return ERR_PTR(-EOPNOTSUPP);
 	/* Optional flags (relaxed ordering) change nothing for pib. */
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
@@ -108,7 +122,7 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = pib_mr_alloc(dev, PIB_MR_USER, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->umem = ib_umem_get(ibpd->device, start, length, access);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		mr->umem = NULL;

@@ -156,9 +156,9 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
-	udp_tunnel_xmit_skb(rt, sw->sock->sk, skb, saddr, daddr, 0,
-			    ttl, 0, htons(pib_udp_port),
-			    htons(pib_udp_port), false, true);
+	udp_tunnel_xmit_skb(rt, sw->sk, skb, saddr, daddr, 0, ttl, 0,
+			    htons(pib_udp_port), htons(pib_udp_port), false,
+			    true, 0);
 }
 
 /**
@@ -350,12 +350,14 @@ static int pib_switch_open_socket(struct pib_switch *sw)
 		.encap_type = 1,
 		.encap_rcv = pib_udp_rcv,
 	};
+	struct socket *sock;
 	int err;
 
-	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sw->sock);
+	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sock);
 	if (err)
 		return err;
-	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sock, &tcfg);
+	sw->sk = sock->sk;
+	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sk, &tcfg);
 	return 0;
 }
 
@@ -435,15 +437,17 @@ out:
  * Stop a switch's receiving and works. Nothing may queue a work once it
  * has been cancelled: the switch is marked dying, which the works and
  * pib_switch_track_links() check before they queue, and the receive path
- * (which tracks links) stops before the works are cancelled. The socket
- * stays open until the works are gone, since they send through it.
+ * (which tracks links) stops before the works are cancelled: it finds the
+ * switch under RCU, so clearing the socket's user data and waiting for a
+ * grace period stops it. The socket stays open until the works are gone,
+ * since they send through it.
  */
 static void pib_switch_stop(struct pib_switch *sw)
 {
 	spin_lock_bh(&sw->lock);
 	sw->dying = true;
 	spin_unlock_bh(&sw->lock);
-	rcu_assign_sk_user_data(sw->sock->sk, NULL);
+	rcu_assign_sk_user_data(sw->sk, NULL);
 	synchronize_rcu();	/* receivers in flight are done */
 	cancel_delayed_work_sync(&sw->hello_work);
 	cancel_delayed_work_sync(&sw->trap_work);
@@ -465,7 +469,7 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	pib_switch_stop(sw);
-	udp_tunnel_sock_release(sw->sock);
+	udp_tunnel_sock_release(sw->sk);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);

@@ -239,7 +239,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;	/* the timer and the work stop here */
 	spin_unlock_irqrestore(&qp->lock, flags);
-	del_timer_sync(&qp->req.timer);
+	timer_delete_sync(&qp->req.timer);
 	cancel_work_sync(&qp->work);
 	pib_qp_free_queues(qp);
 	atomic_dec(&dev->qp_count);
@@ -618,7 +618,9 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 int pib_qp_init(void)
 {
-	pib_wq = alloc_workqueue("pib", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
+	/* Unbound, as rxe's: from Linux 7.x on, a workqueue must say which. */
+	pib_wq = alloc_workqueue("pib", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				 0);
 	return pib_wq ? 0 : -ENOMEM;
 }
 

@@ -4,7 +4,9 @@
  * domains, address handles, and the table of every verb pib implements.
  *
  * Verbs pib does not implement (memory windows, XRC, flows, rereg_mr, ...)
- * are left out of pib_dev_ops, so the RDMA core answers -EOPNOTSUPP.
+ * are left out of pib_dev_ops, so the RDMA core answers -EOPNOTSUPP. The
+ * PIB_OP_* entries are verbs whose prototype changed between kernels: see
+ * pib_compat.h.
  */
 #include <linux/sysfs.h>
 #include <rdma/ib_mad.h>
@@ -12,12 +14,13 @@
 #include "pib.h"
 #include "pib_abi.h"
 
+/* @udata is a user's query_device call; the core's own query has none. */
 static int pib_query_device(struct ib_device *ibdev,
 			    struct ib_device_attr *attr, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
-	if (udata->inlen || udata->outlen)
+	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = dev->guid;
@@ -308,7 +311,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.alloc_ucontext = pib_alloc_ucontext,
 	.attach_mcast = pib_attach_mcast,
 	.create_ah = pib_create_ah,
-	.create_cq = pib_create_cq,
+	PIB_OP_CREATE_CQ,
 	.create_qp = pib_create_qp,
 	.create_srq = pib_create_srq,
 	.dealloc_driver = pib_dev_dealloc,
@@ -344,9 +347,9 @@ const struct ib_device_ops pib_dev_ops = {
 	.query_port = pib_query_port,
 	.query_qp = pib_query_qp,
 	.query_srq = pib_query_srq,
-	.reg_user_mr = pib_reg_user_mr,
+	PIB_OP_REG_USER_MR,
 	.req_notify_cq = pib_req_notify_cq,
-	.resize_cq = pib_resize_cq,
+	PIB_OP_RESIZE_CQ,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, pib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, pib_cq, ibcq),

@@ -132,7 +132,7 @@ static struct verbs_context *pib_alloc_context(struct ibv_device *ibdev,
 					   RDMA_DRIVER_UNKNOWN);
 	if (!ctx)
 		return NULL;
-	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), &resp,
+	if (ibv_cmd_get_context(&ctx->ibv_ctx, &cmd, sizeof(cmd), NULL, &resp,
 				sizeof(resp))) {
 		verbs_uninit_context(&ctx->ibv_ctx);
 		free(ctx);

@@ -18,6 +18,8 @@
 
 #include <infiniband/driver.h>
 
+#include "pib_verbs_compat.h"
+
 #include "pib_cqe.h"
 #include "pib_ring.h"
 #include "pib_wqe.h"

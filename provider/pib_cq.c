@@ -247,7 +247,7 @@ struct ibv_cq_ex *pib_create_cq_ex(struct ibv_context *ctx,
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_cq_ex(ctx, attr, &cq->vcq, &cmd, sizeof(cmd),
+	ret = ibv_cmd_create_cq_ex(ctx, attr, NULL, &cq->vcq, &cmd, sizeof(cmd),
 				   &resp.ibv_resp, sizeof(resp), 0);
 	if (!ret)
 		ret = pib_cq_setup(cq, ctx, &resp.drv);

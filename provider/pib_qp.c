@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "pib.h"
 
@@ -151,28 +150,6 @@ static int pib_qp_attr_ex_check(const struct ibv_qp_init_attr_ex *attr)
 	return 0;
 }
 
-/*
- * Make ibv_qp_to_qp_ex() find the wr_* API. It tests VERBS_QP_EX in
- * verbs_qp.comp_mask, which follows struct ibv_qp_ex. rdma-core 45 added a
- * pointer (wr_flush) to the end of that struct and kept the private ABI,
- * so libibverbs 44 (Debian 12) reads comp_mask one pointer before where
- * the headers we build with put it: in wr_flush, which pib leaves unused.
- * Ask the running library, and mark that older place too only if it does
- * not see ours; EOPNOTSUPP if it sees neither.
- */
-static int pib_qp_expose_ex(struct pib_qp *qp)
-{
-	char *old_place = (char *)&qp->vqp +
-			  offsetof(struct verbs_qp, comp_mask) - sizeof(void *);
-	uint32_t mask = VERBS_QP_EX;
-
-	qp->vqp.comp_mask |= VERBS_QP_EX;
-	if (ibv_qp_to_qp_ex(&qp->vqp.qp))
-		return 0;
-	memcpy(old_place, &mask, sizeof(mask));
-	return ibv_qp_to_qp_ex(&qp->vqp.qp) ? 0 : EOPNOTSUPP;
-}
-
 struct ibv_qp *pib_create_qp_ex(struct ibv_context *ctx,
 				struct ibv_qp_init_attr_ex *attr)
 {
@@ -191,15 +168,12 @@ struct ibv_qp *pib_create_qp_ex(struct ibv_context *ctx,
 		return NULL;
 	}
 	ret = ibv_cmd_create_qp_ex2(ctx, &qp->vqp, attr, &cmd, sizeof(cmd),
-				    &resp.ibv_resp, sizeof(resp));
+				    &resp.ibv_resp, sizeof(resp), NULL);
 	if (ret)
 		return pib_qp_fail(qp, false, ret);
 	ret = pib_qp_setup(qp, ctx, &resp.drv, &attr->cap);
-	/* ibv_qp_to_qp_ex() answers NULL unless the wr_* API was asked for. */
-	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	if (!ret && (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		pib_qp_ex_set_ops(qp, attr->send_ops_flags);
-		ret = pib_qp_expose_ex(qp);
-	}
 	if (ret)
 		return pib_qp_fail(qp, true, ret);
 	return &qp->vqp.qp;

@@ -176,7 +176,9 @@ static void pib_wr_abort(struct ibv_qp_ex *qpx)
  *		    that the QP type has them
  *
  * Setters are always there: a setter the QP type cannot use makes the
- * batch fail with EINVAL rather than call through NULL.
+ * batch fail with EINVAL rather than call through NULL. VERBS_QP_EX makes
+ * ibv_qp_to_qp_ex() hand out the wr_* API; without it (a QP created
+ * without send_ops_flags) that answers NULL.
  */
 void pib_qp_ex_set_ops(struct pib_qp *qp, uint64_t send_ops_flags)
 {
@@ -206,4 +208,5 @@ void pib_qp_ex_set_ops(struct pib_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_start = pib_wr_start;
 	qpx->wr_complete = pib_wr_complete;
 	qpx->wr_abort = pib_wr_abort;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
 }

@@ -13,6 +13,8 @@ pkgs=(
 	cython3 python3-dev libudev-dev
 	# test rig: Debian's kernel under QEMU on a vde LAN
 	linux-image-amd64 qemu-system-x86 vde2 busybox-static cpio gzip kmod
+	# test platforms: Debian roots of other releases (tests/platform)
+	debootstrap xz-utils zstd util-linux
 	# what runs inside the guests
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3

@@ -62,8 +62,8 @@ wait_for() {
 # RDMA modules that udev would load on a real host. depmod is slow under
 # emulation, so the module index comes precomputed from the host (rig/lan).
 pib_install() {
-	make -s -C "$PIB_SRC" install DEPMOD=true >/dev/null || { fail "make install"; pib_done; }
-	cp "$PIB_SRC/build/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
+	make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true >/dev/null || { fail "make install"; pib_done; }
+	cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
 		{ fail "module index from the host"; pib_done; }
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
 }

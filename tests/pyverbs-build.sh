@@ -1,25 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# pyverbs-build.sh SRC: build rdma-core's Python test suite (pyverbs and
-# tests/run_tests.py) for the pyverbs scenario, from the rdma-core source
-# that provider/rdma-core.sh unpacked.
+# pyverbs-build.sh SRC [BUILD]: build rdma-core's Python test suite
+# (pyverbs and tests/run_tests.py) for the pyverbs scenario, from the
+# rdma-core source that provider/rdma-core.sh unpacked in BUILD (default
+# SRC/build; on a test platform, run inside its root, see tests/run).
 #
 # Debian 12 ships pyverbs 44 without the tests, and the tests of the source
-# we have (56.1) need its own pyverbs, so rdma-core is built in place
-# (libibverbs, librdmacm, pyverbs) in build/rdma-core/py. Its libibverbs has
-# the provider ABI of the installed one (rdma-core.sh checked that), and
-# loads pib's provider from build/provider through a driver file of its own.
-# Prints the path of run_tests.py.
+# we have (56.1, as 44's cannot be downloaded) need its own pyverbs, so
+# rdma-core is built in place (libibverbs, librdmacm, pyverbs) in
+# BUILD/rdma-core/py. Its libibverbs loads a provider of its own, built
+# against that source (make provider for that version), through a driver
+# file of its own. Prints the path of run_tests.py.
 set -euo pipefail
-src=$(cd "${1:?usage: pyverbs-build.sh SRC}" && pwd)
-rc=$src/build/rdma-core
-py=$rc/py
-provider=$src/build/provider/libpib-rdmav34.so
+src=$(cd "${1:?usage: pyverbs-build.sh SRC [BUILD]}" && pwd)
+build=${2:-$src/build}
+rc=$build/rdma-core/$(bash "$src/provider/rdma-core.sh" version)
+py=$build/rdma-core/py
 die() { echo "pyverbs-build.sh: $*" >&2; exit 1; }
 
 [ -f "$rc/src/CMakeLists.txt" ] || die "no rdma-core source in $rc/src: run make first"
-[ -f "$provider" ] || die "no $provider: run make first"
+ver=$(sed -n 's/^set(PACKAGE_VERSION "\([0-9.]*\)")/\1/p' "$rc/src/CMakeLists.txt")
+pabi=$(sed -n 's/^set(IBVERBS_PABI_VERSION "\([0-9]*\)")/\1/p' "$rc/src/CMakeLists.txt")
+RDMA_CORE_TARBALL=$rc/source.tar make -s -C "$src" provider BUILD="$py/pib" \
+	RDMA_CORE_VERSION="$ver" PABI="$pabi" >"$py.provider.log" 2>&1 ||
+	die "building the provider for rdma-core $ver failed, see $py.provider.log"
+provider=$py/pib/provider/libpib-rdmav$pabi.so
 command -v cython3 >/dev/null || die "cython3 is missing (make deps)"
 mkdir -p "$py"
 if [ ! -f "$py/bin/run_tests.py" ] || [ ! -d "$py/python/pyverbs" ]; then

@@ -40,8 +40,8 @@ say() { echo "bench: $*"; }
 pib_try_install() {
 	local try
 	for try in 1 2 3 4 5; do
-		if make -s -C "$PIB_SRC" install DEPMOD=true >/tmp/install.log 2>&1; then
-			cp "$PIB_SRC/build/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" &&
+		if make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true >/tmp/install.log 2>&1; then
+			cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" &&
 				return 0
 		fi
 		say "make install failed (try $try of 5): $(tail -n 1 /tmp/install.log)"

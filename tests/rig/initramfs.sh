@@ -1,19 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
-# initramfs.sh KVER OUT: build the guests' small busybox initramfs. It loads
-# virtio and 9p, mounts the host's / read-only under a tmpfs overlay and
-# switch_roots into tests/rig/guest (see tests/rig/init).
+# initramfs.sh KVER OUT [ROOT]: build the guests' small busybox initramfs
+# for ROOT's kernel KVER (ROOT: / by default). It loads virtio and 9p,
+# mounts ROOT read-only under a tmpfs overlay and switch_roots into
+# tests/rig/guest (see tests/rig/init). Compressed modules are unpacked, so
+# that busybox's insmod loads them on any kernel.
 set -euo pipefail
 
-kver=${1:?usage: initramfs.sh KVER OUT}
-out=${2:?usage: initramfs.sh KVER OUT}
+kver=${1:?usage: initramfs.sh KVER OUT [ROOT]}
+out=${2:?usage: initramfs.sh KVER OUT [ROOT]}
+root=${3:-/}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=/bin/busybox
 [ -x "$busybox" ] && "$busybox" --list | grep -qx switch_root ||
 	{ echo "initramfs.sh: needs busybox-static (make deps)" >&2; exit 1; }
-[ -d "/lib/modules/$kver" ] ||
-	{ echo "initramfs.sh: /lib/modules/$kver missing: install linux-image-$kver" >&2; exit 1; }
+[ -d "$root/lib/modules/$kver" ] ||
+	{ echo "initramfs.sh: $root/lib/modules/$kver missing: install linux-image-$kver" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,13 +25,19 @@ cp "$busybox" "$tmp/bin/busybox"
 cp "$here/init" "$tmp/init"
 chmod 755 "$tmp/init"
 
-# Modules in load order, without repeats.
+# Modules in load order, without repeats (built-in ones need nothing).
 : > "$tmp/modules"
 for m in virtio_pci 9pnet_virtio 9p overlay; do
-	modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	modprobe -d "$root" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
 done | awk '!seen[$0]++' | while read -r ko; do
-	cp "$ko" "$tmp/lib/modules/"
-	basename "$ko" >> "$tmp/modules"
+	name=$(basename "$ko")
+	case $name in
+	*.ko.xz) xz -dc "$ko" > "$tmp/lib/modules/${name%.xz}" ;;
+	*.ko.zst) zstd -qdc "$ko" > "$tmp/lib/modules/${name%.zst}" ;;
+	*.ko.gz) gzip -dc "$ko" > "$tmp/lib/modules/${name%.gz}" ;;
+	*) cp "$ko" "$tmp/lib/modules/" ;;
+	esac
+	basename "${name%.ko*}.ko" >> "$tmp/modules"
 done
 
 mkdir -p "$(dirname "$out")"

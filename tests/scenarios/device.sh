@@ -15,8 +15,9 @@ check "rdma link add pibeth0 (module autoload)" rdma link add pibeth0 type pib n
 check "pib.ko loaded" test -d /sys/module/pib
 expect_match "rdma link shows the port INIT/LINK_UP on eth0" "$(rdma link show pibeth0/1)" \
 	'link pibeth0/1 subnet_prefix fe80:0000:0000:0000 lid 0 sm_lid 0 lmc 0 state INIT physical_state LINK_UP *$'
+# iproute2 6.x (Debian 13 on) also prints the protocol.
 expect_match "rdma dev shows a CA with the MAC-derived GUID" "$(rdma dev show pibeth0)" \
-	"pibeth0: node_type ca fw 0\.1\.0 node_guid $guid sys_image_guid $guid"
+	"pibeth0: node_type ca (protocol ib )?fw 0\.1\.0 node_guid $guid sys_image_guid $guid"
 expect_eq "hca_type" "$(cat /sys/class/infiniband/pibeth0/hca_type)" pib
 expect_eq "netdev attribute" "$(cat /sys/class/infiniband/pibeth0/netdev)" eth0
 expect_eq "node_desc" "$(cat /sys/class/infiniband/pibeth0/node_desc)" "host1 pibeth0"

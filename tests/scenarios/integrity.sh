@@ -10,7 +10,7 @@
 # (the QP must fail with a retry-exceeded status, in bounded time).
 . "$PIB_SRC/tests/lib.sh"
 
-tool=$PIB_SRC/build/tools/pib-integrity
+tool=$PIB_BUILD/tools/pib-integrity
 
 # integrity NAME CLIENT-OPTIONS...: one run, host1 serving, host2 the client.
 # With $server_may_fail set, only the client's verdict counts (a cut LAN

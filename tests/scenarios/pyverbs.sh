@@ -12,7 +12,7 @@
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
-run_tests=$PIB_SRC/build/rdma-core/py/bin/run_tests.py
+run_tests=$PIB_BUILD/rdma-core/py/bin/run_tests.py
 check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
 opensm -B -d 2 -t 1000 -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
 check "pibeth0 ACTIVE" wait_for 300 grep -q ACTIVE /sys/class/infiniband/pibeth0/ports/1/state

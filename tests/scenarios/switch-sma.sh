@@ -6,7 +6,7 @@
 # to the HCA answered with the MAD status the IBA gives them.
 . "$PIB_SRC/tests/lib.sh"
 
-smp=$PIB_SRC/build/tools/pib-smp
+smp=$PIB_BUILD/tools/pib-smp
 # status OUTPUT: the status line pib-smp printed.
 status() { sed -n 's/^status //p' <<<"$1"; }
 # sw ARGS...: an SMP to the switch; hca ARGS...: one to the HCA.

@@ -11,7 +11,8 @@ pib_install
 pib_fabric_up
 PAIR_DEV=pibeth0
 verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
-stats=$(rdma statistic show link pibeth0/1)
+# iproute2 6.x (Debian 13 on) prints one counter per line: join them.
+stats=$(rdma statistic show link pibeth0/1 | tr -s ' \n' ' ')
 expect_match "rdma statistic shows the transport's counters" "$stats" \
 	'retransmit_timeouts [0-9]+ .*read_response_gaps [0-9]+'
 cat /sys/kernel/debug/pib/eth0

@@ -8,7 +8,10 @@
  * ibv_wr_* / ibv_start_poll wrappers are the real ones.
  *
  * The stubs keep libibverbs' names (they must, to replace them); the
- * rest follows pib's naming.
+ * rest follows pib's naming. They are written with the parameters of the
+ * newest rdma-core, as the provider's calls are: for an older one,
+ * pib_verbs_compat.h's macros drop the parameters it does not have, here
+ * as there.
  */
 #include <assert.h>
 #include <errno.h>
@@ -102,6 +105,7 @@ int ibv_cmd_create_cq(struct ibv_context *ctx, int cqe,
 
 int ibv_cmd_create_cq_ex(struct ibv_context *ctx,
 			 const struct ibv_cq_init_attr_ex *attr,
+			 struct verbs_create_cq_prov_attr *prov_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
 			 size_t cmd_size,
 			 struct ib_uverbs_ex_create_cq_resp *resp,
@@ -187,23 +191,16 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 	return 0;
 }
 
-/*
- * libibverbs 44's set_qp() zeroes comp_mask where its struct verbs_qp has
- * it, one pointer before ours (see pib_qp_expose_ex()): do the same.
- */
+/* As libibverbs' set_qp(): comp_mask starts empty. */
 int ibv_cmd_create_qp_ex2(struct ibv_context *ctx, struct verbs_qp *qp,
 			  struct ibv_qp_init_attr_ex *attr,
 			  struct ibv_create_qp_ex *cmd, size_t cmd_size,
 			  struct ib_uverbs_ex_create_qp_resp *resp,
-			  size_t resp_size)
+			  size_t resp_size, struct ibv_command_buffer *driver)
 {
-	uint32_t zero = 0;
-
 	assert(resp_size == sizeof(*resp) + sizeof(struct pib_create_qp_resp));
 	fake_create_qp(&qp->qp, ctx, attr, (void *)(resp + 1));
 	qp->comp_mask = 0;
-	memcpy((char *)qp + offsetof(struct verbs_qp, comp_mask) -
-	       sizeof(void *), &zero, sizeof(zero));
 	return 0;
 }
 

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The kernel interfaces that changed between Linux 6.1 and the newest kernel
+ * pib supports. The rest of pib is written for the newest kernel; on older
+ * ones the entries below provide its interfaces in terms of the old ones.
+ * Each entry says what changed, in which kernel, and how the in-tree
+ * software drivers (rxe, siw) followed it; pib follows them the same way.
+ *
+ * pib.h includes this last: the verb adapters call pib's verbs.
+ */
+#ifndef PIB_COMPAT_H
+#define PIB_COMPAT_H
+
+#include <linux/timer.h>
+#include <linux/version.h>
+#include <net/udp_tunnel.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+/* Is the kernel pib is built for older than @major.@minor.@sub? */
+#define PIB_LINUX_BEFORE(major, minor, sub)				\
+	(KERNEL_VERSION(major, minor, sub) > LINUX_VERSION_CODE)
+
+/*
+ * 6.2 renamed del_timer() and del_timer_sync() to timer_delete() and
+ * timer_delete_sync(); 6.1 stable gained the new names later, so old
+ * 6.1 kernels have only the old ones. rxe and siw switched to the new
+ * names in the treewide conversion of 6.15.
+ */
+#if PIB_LINUX_BEFORE(6, 2, 0)
+#define timer_delete(timer)		del_timer(timer)
+#define timer_delete_sync(timer)	del_timer_sync(timer)
+#endif
+
+/*
+ * 6.16 renamed from_timer() to timer_container_of(); rxe's timer
+ * callbacks use the new name since.
+ */
+#if PIB_LINUX_BEFORE(6, 16, 0)
+#define timer_container_of(var, timer, field)	from_timer(var, timer, field)
+#endif
+
+/*
+ * 6.17 gave udp_tunnel_xmit_skb() an ipcb_flags argument, the IPCB
+ * flags of the packet it sends. Before, iptunnel_xmit() always cleared
+ * them, so 0 is the old behaviour; the tunnels that need none (geneve,
+ * bareudp, wireguard, tipc) pass 0, and so does pib.
+ */
+#if PIB_LINUX_BEFORE(6, 17, 0)
+#define udp_tunnel_xmit_skb(rt, sk, skb, src, dst, tos, ttl, df, sport,	\
+			    dport, xnet, nocheck, ipcb_flags)		\
+	udp_tunnel_xmit_skb(rt, sk, skb, src, dst, tos, ttl, df, sport,	\
+			    dport, xnet, nocheck)
+#endif
+
+/*
+ * 7.2 made setup_udp_tunnel_sock() and udp_tunnel_sock_release() take
+ * the struct sock rather than its struct socket; rxe keeps the struct
+ * sock of its tunnel socket since. In the same release
+ * udp_tunnel_sock_release() stopped waiting for an RCU grace period:
+ * pib_switch_put() waits for its receivers itself, as tipc now does.
+ */
+#if PIB_LINUX_BEFORE(7, 2, 0)
+#define setup_udp_tunnel_sock(net, sk, cfg)				\
+	setup_udp_tunnel_sock(net, (sk)->sk_socket, cfg)
+#define udp_tunnel_sock_release(sk)					\
+	udp_tunnel_sock_release((sk)->sk_socket)
+#endif
+
+/*
+ * 7.2 renamed ib_umem_get() to ib_umem_get_va(), which pins the same
+ * pages with the same flags; rxe and siw call the new name.
+ */
+#if PIB_LINUX_BEFORE(7, 2, 0)
+static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
+					     unsigned long addr, size_t size,
+					     int access)
+{
+	return ib_umem_get(device, addr, size, access);
+}
+#endif
+
+/*
+ * Verbs whose prototype changed. The device ops table names each through
+ * a PIB_OP_* initializer: pib's verb itself on kernels with its
+ * prototype, an adapter below on older ones.
+ */
+
+/*
+ * 6.11 passes create_cq the uverbs attribute bundle instead of its
+ * driver udata (NULL for a kernel CQ either way); rxe and siw take the
+ * udata from the bundle. Older kernels pass the bundle's driver_udata.
+ */
+#if PIB_LINUX_BEFORE(6, 11, 0)
+static inline int pib_compat_create_cq(struct ib_cq *ibcq,
+				       const struct ib_cq_init_attr *attr,
+				       struct ib_udata *udata)
+{
+	return pib_create_cq(ibcq, attr, udata ?
+			     rdma_udata_to_uverbs_attr_bundle(udata) : NULL);
+}
+
+#define PIB_OP_CREATE_CQ	.create_cq = pib_compat_create_cq
+#else
+#define PIB_OP_CREATE_CQ	.create_cq = pib_create_cq
+#endif
+
+/*
+ * 6.17 added a DMA handle (PCIe TPH steering hints) to reg_user_mr; rxe
+ * and siw refuse a handle with -EOPNOTSUPP. Older kernels have none.
+ */
+#if PIB_LINUX_BEFORE(6, 17, 0)
+static inline struct ib_mr *pib_compat_reg_user_mr(struct ib_pd *ibpd,
+						   u64 start, u64 length,
+						   u64 virt_addr, int access,
+						   struct ib_udata *udata)
+{
+	return pib_reg_user_mr(ibpd, start, length, virt_addr, access, NULL,
+			       udata);
+}
+
+#define PIB_OP_REG_USER_MR	.reg_user_mr = pib_compat_reg_user_mr
+#else
+#define PIB_OP_REG_USER_MR	.reg_user_mr = pib_reg_user_mr
+#endif
+
+/*
+ * 7.1 removed the kernel verb ib_resize_cq(), renamed the op resize_cq
+ * to resize_user_cq (uverbs' RESIZE_CQ is its only caller) and made the
+ * number of entries unsigned; rxe's rxe_resize_cq() followed. On older
+ * kernels a negative count becomes one above any limit, still refused.
+ */
+#if PIB_LINUX_BEFORE(7, 1, 0)
+static inline int pib_compat_resize_cq(struct ib_cq *ibcq, int cqe,
+				       struct ib_udata *udata)
+{
+	return pib_resize_cq(ibcq, cqe, udata);
+}
+
+#define PIB_OP_RESIZE_CQ	.resize_cq = pib_compat_resize_cq
+#else
+#define PIB_OP_RESIZE_CQ	.resize_user_cq = pib_resize_cq
+#endif
+
+#endif /* PIB_COMPAT_H */

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# mkroot.sh SUITE DIR: make DIR a Debian root of SUITE (trixie, sid, ...)
+# that test guests boot: that release's kernel and headers, compiler, RDMA
+# userland (rdma-core, perftest, opensm, infiniband-diags), dkms and the
+# tools the scenarios use. For trixie the root also holds the newest
+# kernel of trixie-backports, so one root serves two platforms.
+#
+# DIR/.complete marks a finished root; DIR/../kver.<KERNEL> name the
+# kernels (KERNEL as in tests/platform/platforms). The archive is the one
+# this machine's apt uses. Takes about 10 minutes.
+set -euo pipefail
+suite=${1:?usage: mkroot.sh SUITE DIR}
+root=${2:?usage: mkroot.sh SUITE DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+die() { echo "mkroot.sh: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
+command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
+[ -f "$root/.complete" ] && exit 0
+uri=$("$here/../../provider/debian-uri.sh")
+[ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
+
+pkgs=(
+	linux-image-amd64 linux-headers-amd64 gcc make libc6-dev kmod
+	# what the scenarios run
+	iproute2 iputils-ping ethtool procps rdma-core ibverbs-utils
+	ibverbs-providers infiniband-diags opensm perftest rdmacm-utils
+	python3-pyverbs iperf3 tshark
+	# building pib's provider and rdma-core's Python tests in the root
+	libibverbs-dev libibumad-dev librdmacm-dev cmake pkg-config
+	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev
+	libudev-dev
+	# packages: building them (make deb) and installing them (DKMS)
+	dkms debhelper dh-dkms fakeroot
+)
+log=$(dirname "$root")/mkroot.log
+echo "mkroot.sh: $suite root in $root (log: $log)"
+rm -rf "$root"
+mkdir -p "$root"
+debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
+	die "debootstrap $suite failed, see $log"
+
+echo "deb $uri $suite main" > "$root/etc/apt/sources.list"
+[ "$suite" = trixie ] && echo "deb $uri trixie-backports main" >> "$root/etc/apt/sources.list"
+# The archive may be a snapshot older than a Release file's Valid-Until
+# (seen with sid): its signatures are still checked.
+echo 'Acquire::Check-Valid-Until "false";' > "$root/etc/apt/apt.conf.d/99pib-snapshot"
+# Guests bring their own initramfs: the root's kernels need none.
+chroot "$root" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >>"$log"
+ln -sf /bin/true "$root/usr/sbin/update-initramfs"
+in_root() {
+	mount -t proc proc "$root/proc"
+	trap 'umount "$root/proc"' RETURN
+	DEBIAN_FRONTEND=noninteractive chroot "$root" "$@" >>"$log" 2>&1
+}
+in_root apt-get update || die "apt-get update in the root failed, see $log"
+in_root apt-get install -y --no-install-recommends "${pkgs[@]}" ||
+	die "installing packages in the root failed, see $log"
+
+# kernel_of: the kernel version linux-image-amd64 points at now.
+kernel_of() {
+	chroot "$root" dpkg-query -W -f '${Depends}' linux-image-amd64 |
+		grep -o 'linux-image-[^ ,]*' | head -n 1 | sed 's/^linux-image-//'
+}
+kernel_of > "$(dirname "$root")/kver.latest"
+if [ "$suite" = trixie ]; then
+	in_root apt-get install -y --no-install-recommends -t trixie-backports \
+		linux-image-amd64 linux-headers-amd64 ||
+		die "installing trixie-backports' kernel failed, see $log"
+	kernel_of > "$(dirname "$root")/kver.trixie-backports"
+fi
+in_root apt-get clean
+touch "$root/.complete"
+echo "mkroot.sh: $suite root ready: kernels $(cat "$(dirname "$root")"/kver.* | tr '\n' ' ')"
