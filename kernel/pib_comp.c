@@ -449,14 +449,18 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 }
 
 /*
- * Responses count only for PSNs sent and not yet acknowledged. Older ones
+ * Responses count only for PSNs sent and not yet acknowledged, from the
+ * oldest outstanding WQE on: a READ's responses may be asked again from
+ * a gap that a later response acknowledged (pib_comp_read()). Older ones
  * are duplicates; newer ones answer what never left (forged, or meant for
  * another QP) and would complete WQEs that were never sent.
  */
 static bool pib_comp_psn_ok(struct pib_qp *qp, u32 psn)
 {
 	struct pib_req *req = &qp->req;
-	u32 oldest = (req->acked_psn + 1) & PIB_PSN_MASK;
+	u32 oldest = pib_req_outstanding(qp) ?
+		     pib_sq_st(qp, qp->sq.ring.cons)->first_psn :
+		     (req->acked_psn + 1) & PIB_PSN_MASK;
 
 	if (pib_psn_in_window(psn, oldest, req->sent_psn))
 		return true;

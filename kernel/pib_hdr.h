@@ -375,8 +375,8 @@ static inline int pib_psn_diff(__u32 a, __u32 b)
  * @first: the first PSN of the window
  * @end: the PSN after its last; the window is empty if it equals @first
  *
- * An RC requester takes responses only for PSNs it has sent and not seen
- * acknowledged: [oldest unacknowledged, next new PSN).
+ * An RC requester takes responses only for PSNs it has sent for WQEs
+ * still outstanding: [first PSN of the oldest, next new PSN).
  *
  * Return: non-zero if @psn is in the window.
  */

@@ -437,8 +437,10 @@ out:
  * Stop a switch's receiving and works. Nothing may queue a work once it
  * has been cancelled: the switch is marked dying, which the works and
  * pib_switch_track_links() check before they queue, and the receive path
- * (which tracks links) stops before the works are cancelled. The socket
- * stays open until the works are gone, since they send through it.
+ * (which tracks links) stops before the works are cancelled: it finds the
+ * switch under RCU, so clearing the socket's user data and waiting for a
+ * grace period stops it. The socket stays open until the works are gone,
+ * since they send through it.
  */
 static void pib_switch_stop(struct pib_switch *sw)
 {
