@@ -10,6 +10,8 @@
 #   make demo       boot a two-host LAN of VMs and show pib on it
 #   make bench      compare pib with rdma_rxe on two VMs (not part of make test)
 #   make install    install module and provider (DESTDIR-aware)
+#   make uninstall  remove what make install installed
+#   make deb        Debian packages in $(BUILD)/deb (debian/make-deb.sh)
 
 # Kernel build dir: the running kernel's if present, else the newest
 # installed Debian linux-headers-*-amd64.
@@ -49,7 +51,7 @@ KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider provider-check provider-check-65 deps install test unit vmtest demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test unit vmtest demo bench clean check-kdir
 
 all: kernel provider
 
@@ -94,6 +96,26 @@ install: all
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
+
+# Removes providers of any private ABI (one installed before an rdma-core
+# upgrade too), but leaves the files of installed packages (make deb) alone.
+INSTALLED = $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko \
+	$(wildcard $(DESTDIR)$(LIBDIR)/libibverbs/libpib-rdmav*.so) \
+	$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
+uninstall:
+	@for f in $(INSTALLED); do \
+		if [ -z "$(DESTDIR)" ] && dpkg-query -S "$$f" >/dev/null 2>&1; then \
+			echo "$$f: installed by a package, left alone (remove that with apt)"; \
+		elif [ -e "$$f" ]; then \
+			rm -v "$$f"; \
+		fi; \
+	done
+	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
+
+# pib-dkms, ibverbs-provider-pib and pib-tools, built with dpkg-buildpackage
+# from a copy of this tree; the provider build reuses $(RDMA_CORE).
+deb: provider
+	PIB_RDMA_CORE=$(abspath $(RDMA_CORE)) bash debian/make-deb.sh $(BUILD)/deb
 
 unit:
 	$(MAKE) -C tests/unit

@@ -21,6 +21,7 @@
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
+#include "pib_peer.h"
 #include "pib_abi.h"
 
 #define PIB_VER_MAJOR		0
@@ -59,7 +60,6 @@
 #define PIB_NUM_SPECIAL_QPS	2
 #define PIB_MAX_QPN		0xffffff
 #define PIB_MCAST_QPN		0xffffff
-#define PIB_PSN_MASK		0xffffff
 /* An MR key is its index in the device's MR table, shifted past a key byte. */
 #define PIB_MR_KEY_SHIFT	8
 #define PIB_SMP_CLASS_VERSION	1
@@ -122,6 +122,9 @@ enum pib_stat {
 	PIB_STAT_RCV_NO_QP,		/* packets for no QP, or one that can't */
 	PIB_STAT_RCV_BAD_PKEY,		/* packets with a P_Key not the QP's */
 	PIB_STAT_UD_DROPS,		/* datagrams without a receive WQE */
+	PIB_STAT_RESP_PSN_UNSENT,	/* responses for PSNs never sent */
+	PIB_STAT_RCV_BAD_MAD,		/* for QP0/QP1, but no MAD they take */
+	PIB_STAT_RCV_MCAST_BAD_GID,	/* multicast for no group attached */
 	PIB_NUM_STATS
 };
 
@@ -183,8 +186,6 @@ struct pib_port {
 	struct pib_counters counters;
 };
 
-/* Most peer hosts one switch keeps track of. */
-#define PIB_MAX_PEERS		64
 /*
  * Switch ports: 0 is the switch itself, 1..64 the pib devices on the netdev
  * (device index + 1), 65..128 the peers (peer slot + 65).
@@ -193,7 +194,6 @@ struct pib_port {
 #define PIB_SW_FIRST_PEER_PORT	(PIB_MAX_DEVS_PER_NETDEV + 1)
 /* SwitchInfo.LinearFDBCap: every unicast LID. */
 #define PIB_SW_LFT_CAP		0xc000
-#define PIB_LID_MCAST		0xc000
 /* LinearForwardingTable entry for "no port". */
 #define PIB_LFT_NO_PORT		0xff
 /* SwitchInfo.MulticastFDBCap: MLIDs 0xc000 up. */
@@ -222,32 +222,17 @@ struct pib_sw_port {
 };
 
 /**
- * struct pib_peer - another host's switch, heard on the LAN
- * @guid: its switch GUID
- * @addr: the IPv4 address its hellos come from
- * @last_heard: jiffies of its last hello
- * @up: heard within PIB_PEER_TIMEOUT_MS
- */
-struct pib_peer {
-	u64 guid;
-	__be32 addr;
-	unsigned long last_heard;
-	bool up;
-};
-
-/**
  * struct pib_switch - the virtual switch of one netdev
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
  * @sk: UDP socket on pib's port, bound to @ndev
+ * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
  * @hello_work: periodic hello and peer aging
  * @debugfs: /sys/kernel/debug/pib/<netdev>
  * @lock: protects the peer table, @ports and everything the SM sets
- * @num_peers: entries used in @peers
- * @peers_refused: hellos from new peers with the table full
- * @peers: other hosts' switches
+ * @peers: other hosts' switches (pib_peer.h)
  * @hellos_tx: hellos sent
  * @hellos_rx: hellos received
  * @bad_hellos: raw packets that were not hellos
@@ -258,6 +243,10 @@ struct pib_peer {
  * @sm_sl: the master SM's SL
  * @subnet_prefix: GID prefix
  * @subnet_timeout: PortInfo.SubnetTimeOut
+ * @mkey: port 0's M_Key, which guards the whole switch
+ * @mkey_protect: port 0's M_KeyProtectBits
+ * @mkey_lease: port 0's M_KeyLeasePeriod (stored; leases do not expire)
+ * @mkey_violations: SMPs dropped for a wrong M_Key
  * @pkeys: port 0's P_Key table
  * @lft: LinearForwardingTable, PIB_SW_LFT_CAP entries
  * @lft_top: SwitchInfo.LinearFDBTop
@@ -267,12 +256,14 @@ struct pib_peer {
  * @trap_pending: a port changed and the SM has not repressed the trap
  * @trap_tries: times the pending trap was sent
  * @trap_tid: transaction ID of the pending trap
+ * @trap_sent: jiffies when a trap was last sent
  * @default_port: SwitchInfo.DefaultPort
  * @life_time: SwitchInfo.LifeTimeValue
  * @port_state_change: SwitchInfo.PortStateChange
  * @hca: the pib devices on the netdev, by index (RCU)
  * @unrouted: IBA packets dropped for want of a route
  * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
+ * @hop_limit: packets not sent on for want of hop budget (PIB_TTL_HERE)
  * @traps_tx: Trap 128 SMPs sent
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
@@ -281,13 +272,12 @@ struct pib_switch {
 	struct net_device *ndev;
 	unsigned int users;
 	struct sock *sk;
+	bool dying;
 	u64 guid;
 	struct delayed_work hello_work;
 	struct dentry *debugfs;
 	spinlock_t lock;
-	unsigned int num_peers;
-	unsigned int peers_refused;
-	struct pib_peer peers[PIB_MAX_PEERS];
+	struct pib_peer_table peers;
 	struct pib_sw_port ports[PIB_SW_NUM_PORTS + 1];
 	u16 lid;
 	u8 lmc;
@@ -295,6 +285,10 @@ struct pib_switch {
 	u8 sm_sl;
 	u64 subnet_prefix;
 	u8 subnet_timeout;
+	u64 mkey;
+	u8 mkey_protect;
+	u16 mkey_lease;
+	u16 mkey_violations;
 	u16 pkeys[PIB_PKEY_TABLE_LEN];
 	u8 *lft;
 	u16 lft_top;
@@ -304,6 +298,7 @@ struct pib_switch {
 	bool trap_pending;
 	u8 trap_tries;
 	u64 trap_tid;
+	unsigned long trap_sent;
 	u8 default_port;
 	u8 life_time;
 	bool port_state_change;
@@ -313,6 +308,7 @@ struct pib_switch {
 	struct pib_dev __rcu *hca[PIB_MAX_DEVS_PER_NETDEV];
 	atomic64_t unrouted;
 	atomic64_t dr_discards;
+	atomic64_t hop_limit;
 	atomic64_t traps_tx;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
@@ -580,6 +576,8 @@ struct pib_sq {
  * @offset: bytes of it sent
  * @psn: next PSN to send
  * @acked_psn: the latest PSN the responder acknowledged
+ * @sent_psn: the PSN after the newest one sent (a retransmission goes back
+ *	with @psn, not with this)
  * @retry_left: retries left before IB_WC_RETRY_EXC_ERR
  * @rnr_left: RNR retries left (7: infinite)
  * @rd_atomic: READs and atomics outstanding
@@ -594,6 +592,7 @@ struct pib_req {
 	u32 offset;
 	u32 psn;
 	u32 acked_psn;
+	u32 sent_psn;
 	int retry_left;
 	int rnr_left;
 	u32 rd_atomic;
@@ -767,12 +766,6 @@ static inline u32 pib_read_chunk_end(u32 mtu, u32 len, u32 off)
 	return min_t(u64, len, ((u64)off / chunk + 1) * chunk);
 }
 
-/* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */
-static inline int pib_psn_diff(u32 a, u32 b)
-{
-	return (s32)((a - b) << 8) >> 8;
-}
-
 /**
  * pib_res_get() - count one more object against a device limit
  * @count: the device's counter for this kind of object
@@ -805,9 +798,20 @@ void pib_switch_put(struct pib_switch *sw);
 void pib_net_init(void);
 void pib_net_exit(void);
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp);
+		     unsigned int len, u8 ttl, gfp_t gfp);
 void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb);
+			 struct sk_buff *skb, u8 ttl);
+
+/*
+ * The hop limit. An LRH has no TTL, so a datagram's IP TTL is its hop
+ * budget: a switch sends a packet it took in from the LAN out to the LAN
+ * again with the TTL it came with less one, and not at all once that is
+ * 0, so a forwarding loop (a broken or forged LFT or MFT) dies after at
+ * most the route's TTL (64 by default) crossings. Packets built on this
+ * host leave with the route's TTL (PIB_TTL_HERE). Directed-route SMPs are
+ * exempt: their hop count bounds their path (IBA 14.2.2).
+ */
+#define PIB_TTL_HERE		255
 
 /**
  * pib_tx_headroom() - room for the link, IPv4 and UDP headers
@@ -828,7 +832,7 @@ static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len);
+		      unsigned int len, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff *skb);
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,

@@ -268,7 +268,7 @@ static void pib_comp_advance(struct pib_qp *qp)
 
 /*
  * Everything up to @psn is acknowledged. Only WQEs the requester moved
- * past can complete, so an ACK from the future completes nothing unsent.
+ * past can complete, and pib_comp_rcv() took only PSNs that were sent.
  */
 static void pib_comp_ack_to(struct pib_qp *qp, u32 psn)
 {
@@ -448,6 +448,27 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	pib_comp_ack_to(qp, psn);
 }
 
+/*
+ * Responses count only for PSNs sent and not yet acknowledged, from the
+ * oldest outstanding WQE on: a READ's responses may be asked again from
+ * a gap that a later response acknowledged (pib_comp_read()). Older ones
+ * are duplicates; newer ones answer what never left (forged, or meant for
+ * another QP) and would complete WQEs that were never sent.
+ */
+static bool pib_comp_psn_ok(struct pib_qp *qp, u32 psn)
+{
+	struct pib_req *req = &qp->req;
+	u32 oldest = pib_req_outstanding(qp) ?
+		     pib_sq_st(qp, qp->sq.ring.cons)->first_psn :
+		     (req->acked_psn + 1) & PIB_PSN_MASK;
+
+	if (pib_psn_in_window(psn, oldest, req->sent_psn))
+		return true;
+	if (pib_psn_diff(psn, req->sent_psn) >= 0)
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_RESP_PSN_UNSENT);
+	return false;
+}
+
 /**
  * pib_comp_rcv() - a response packet for an RC requester
  * @qp: the QP
@@ -460,7 +481,8 @@ void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
+	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
+	    !pib_comp_psn_ok(qp, pkt->bth.psn))
 		goto out;
 	if (op == PIB_OP_RC_ACKNOWLEDGE)
 		pib_comp_aeth(qp, pkt->bth.psn, syn);

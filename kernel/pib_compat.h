@@ -57,9 +57,9 @@
 /*
  * 7.2 made setup_udp_tunnel_sock() and udp_tunnel_sock_release() take
  * the struct sock rather than its struct socket; rxe keeps the struct
- * sock of its tunnel socket since. In the same release
- * udp_tunnel_sock_release() stopped waiting for an RCU grace period:
- * pib_switch_put() waits for its receivers itself, as tipc now does.
+ * sock of its tunnel socket since. By 7.2 udp_tunnel_sock_release() no
+ * longer waits for an RCU grace period either: pib_switch_put() waits
+ * for its receivers itself, as tipc now does.
  */
 #if PIB_LINUX_BEFORE(7, 2, 0)
 #define setup_udp_tunnel_sock(net, sk, cfg)				\

@@ -212,6 +212,10 @@ static inline void pib_put32(__u8 *p, __u32 v)
 	pib_put24(p + 1, v);
 }
 
+/* LIDs from 0xc000 up are multicast; 0xffff is the permissive LID. */
+#define PIB_LID_MCAST		0xc000
+#define PIB_PERMISSIVE_LID	0xffff
+
 /* LRH.LNH: what follows the LRH. */
 enum pib_lnh {
 	PIB_LNH_RAW = 0,
@@ -354,6 +358,41 @@ static inline void pib_bth_unpack(const __u8 *p, struct pib_bth *h)
 	h->dest_qp = pib_get24(p + 5);
 	h->ack_req = p[8] >> 7;
 	h->psn = pib_get24(p + 9);
+}
+
+/* PSNs are 24-bit sequence numbers that wrap. */
+#define PIB_PSN_MASK		0xffffff
+
+/* @a - @b in 24-bit PSN arithmetic: negative if @a comes before @b. */
+static inline int pib_psn_diff(__u32 a, __u32 b)
+{
+	return (__s32)((a - b) << 8) >> 8;
+}
+
+/**
+ * pib_psn_in_window() - is a PSN in [@first, @end), modulo 2^24?
+ * @psn: the PSN
+ * @first: the first PSN of the window
+ * @end: the PSN after its last; the window is empty if it equals @first
+ *
+ * An RC requester takes responses only for PSNs it has sent for WQEs
+ * still outstanding: [first PSN of the oldest, next new PSN).
+ *
+ * Return: non-zero if @psn is in the window.
+ */
+static inline int pib_psn_in_window(__u32 psn, __u32 first, __u32 end)
+{
+	return ((psn - first) & PIB_PSN_MASK) < ((end - first) & PIB_PSN_MASK);
+}
+
+/*
+ * Do two P_Keys let their ports talk? The same partition, and not both
+ * limited members (the top bit is full membership, IBA 10.9.3).
+ */
+static inline int pib_pkey_match(__u16 a, __u16 b)
+{
+	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
+	       ((a | b) & 0x8000);
 }
 
 /* Extension headers that may follow the BTH, in wire order. */
@@ -754,6 +793,8 @@ enum pib_pkt_err {
 	PIB_PKT_BAD_OPCODE,
 	PIB_PKT_BAD_PAYLOAD,	/* payload or pad on an opcode without */
 	PIB_PKT_BAD_ICRC,
+	PIB_PKT_BAD_VL15,	/* VL15 carries nothing but SMPs */
+	PIB_PKT_BAD_SLID,	/* 0, multicast, or permissive off VL15 */
 	PIB_PKT_NUM_ERRS
 };
 
@@ -769,6 +810,8 @@ static const char *const pib_pkt_err_names[PIB_PKT_NUM_ERRS] = {
 	[PIB_PKT_BAD_OPCODE] = "bad_opcode",
 	[PIB_PKT_BAD_PAYLOAD] = "bad_payload",
 	[PIB_PKT_BAD_ICRC] = "bad_icrc",
+	[PIB_PKT_BAD_VL15] = "bad_vl15",
+	[PIB_PKT_BAD_SLID] = "bad_slid",
 };
 
 /**
@@ -834,11 +877,41 @@ static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 	return PIB_PKT_OK;
 }
 
+/* A MAD is 256 bytes, whatever its class (IBA 13.4). */
+#define PIB_MAD_LEN		256
+
+/*
+ * VL15 is the management VL: it carries SMPs, which are one-MAD UD SENDs
+ * to QP0, and nothing else (IBA 7.6, 14.2). Only such packets may cross a
+ * switch port that is not ACTIVE, so nothing else may claim VL15.
+ */
+static inline int pib_pkt_vl_ok(const struct pib_pkt *pkt)
+{
+	return pkt->lrh.vl != PIB_VL15 ||
+	       (pkt->lrh.lnh != PIB_LNH_RAW &&
+		pkt->bth.opcode == PIB_OP_UD_SEND_ONLY && !pkt->bth.dest_qp &&
+		pkt->payload_len == PIB_MAD_LEN);
+}
+
+/*
+ * An IBA packet names its source port by a unicast LID: never 0 nor a
+ * multicast LID, and the permissive LID only on an SMP (from a port that
+ * has no LID yet, or on a directed route). Replies go to the SLID.
+ */
+static inline int pib_pkt_slid_ok(const struct pib_pkt *pkt)
+{
+	__u16 slid = pkt->lrh.slid;
+
+	return slid && (slid < PIB_LID_MCAST ||
+			(slid == PIB_PERMISSIVE_LID && pkt->lrh.vl == PIB_VL15));
+}
+
 /* pib_pkt_parse() and pib_pkt_locate(); the CRCs are checked if @crcs. */
 static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 					     unsigned int len,
 					     struct pib_pkt *pkt, int crcs)
 {
+	enum pib_pkt_err err;
 	unsigned int end;
 
 	if (len < PIB_LRH_LEN + PIB_VCRC_LEN)
@@ -858,14 +931,64 @@ static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 		pkt->hdr_len = PIB_LRH_LEN;
 		pkt->payload_off = PIB_LRH_LEN;
 		pkt->payload_len = end - PIB_LRH_LEN;
-		return PIB_PKT_OK;
+		return pib_pkt_vl_ok(pkt) ? PIB_PKT_OK : PIB_PKT_BAD_VL15;
 	case PIB_LNH_IP:
 		return PIB_PKT_BAD_LNH;
 	default:
 		if (end < PIB_LRH_LEN + PIB_ICRC_LEN)
 			return PIB_PKT_SHORT;
-		return pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
+		err = pib_pkt_parse_iba(buf, end - PIB_ICRC_LEN, pkt, crcs);
+		if (!err && !pib_pkt_vl_ok(pkt))
+			return PIB_PKT_BAD_VL15;
+		if (!err && !pib_pkt_slid_ok(pkt))
+			return PIB_PKT_BAD_SLID;
+		return err;
 	}
+}
+
+/* Management classes of SMPs, which only QP0 takes (IBA 14.2). */
+#define PIB_MGMT_CLASS_SUBN_LID	0x01
+#define PIB_MGMT_CLASS_SUBN_DR	0x81
+#define PIB_MAD_BASE_VERSION	1
+
+/* Why QP0 or QP1 may not take a datagram. */
+enum pib_mad_err {
+	PIB_MAD_OK,
+	PIB_MAD_BAD_OPCODE,	/* not a plain UD SEND (with immediate, say) */
+	PIB_MAD_BAD_LEN,	/* not one MAD long */
+	PIB_MAD_BAD_VERSION,	/* a base version other than 1 */
+	PIB_MAD_BAD_CLASS,	/* an SMP for QP1, or another class for QP0 */
+};
+
+/**
+ * pib_mad_check() - may QP0 or QP1 take a datagram?
+ * @qpn: 0 or 1
+ * @pkt: the parsed datagram
+ * @buf: its bytes
+ *
+ * A MAD is exactly 256 bytes, base version 1 (IBA 13.4); QP0 takes the SMP
+ * classes and QP1 the others. What fails is dropped before it takes a
+ * receive WQE.
+ *
+ * Return: PIB_MAD_OK, or why not.
+ */
+static inline enum pib_mad_err pib_mad_check(unsigned int qpn,
+					     const struct pib_pkt *pkt,
+					     const __u8 *buf)
+{
+	const __u8 *mad = buf + pkt->payload_off;
+	int smp;
+
+	if (pkt->lrh.lnh == PIB_LNH_RAW ||
+	    pkt->bth.opcode != PIB_OP_UD_SEND_ONLY)
+		return PIB_MAD_BAD_OPCODE;
+	if (pkt->payload_len != PIB_MAD_LEN)
+		return PIB_MAD_BAD_LEN;
+	if (mad[0] != PIB_MAD_BASE_VERSION)
+		return PIB_MAD_BAD_VERSION;
+	smp = mad[1] == PIB_MGMT_CLASS_SUBN_LID ||
+	      mad[1] == PIB_MGMT_CLASS_SUBN_DR;
+	return smp == !qpn ? PIB_MAD_OK : PIB_MAD_BAD_CLASS;
 }
 
 /**
@@ -1113,6 +1236,38 @@ static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
 	       pib_port_state_ok[cur][req];
 }
 
+#define PIB_MAD_METHOD_GET	0x01
+
+/* What an SMA does with an SMP, by its M_Key (enum values of the check). */
+enum pib_mkey_verdict {
+	PIB_MKEY_OK,		/* answer it */
+	PIB_MKEY_HIDE,		/* answer it, with PortInfo.M_Key as 0 */
+	PIB_MKEY_DROP,		/* drop it; count an M_Key violation */
+};
+
+/**
+ * pib_mkey_check() - the M_Key check of an SMA (IBA 14.2.4)
+ * @mkey: the port's M_Key (port 0's, for a switch)
+ * @protect: its M_KeyProtectBits
+ * @smp_mkey: the M_Key the SMP carries
+ * @method: the SMP's method
+ *
+ * An M_Key of 0 protects nothing. Otherwise an SMP with another key may
+ * still Get below protection level 2, and level 1 hides the key in the
+ * reply; Sets, TrapRepresses and Gets at level 2 and 3 are dropped.
+ *
+ * Return: enum pib_mkey_verdict.
+ */
+static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
+						   __u64 smp_mkey, __u8 method)
+{
+	if (!mkey || smp_mkey == mkey)
+		return PIB_MKEY_OK;
+	if (method == PIB_MAD_METHOD_GET && protect < 2)
+		return protect ? PIB_MKEY_HIDE : PIB_MKEY_OK;
+	return PIB_MKEY_DROP;
+}
+
 /*
  * Peer discovery. Every pib switch (one per netdev) broadcasts a hello on
  * the LAN each PIB_HELLO_INTERVAL_MS: a raw IB packet (LNH 0, DLID
@@ -1120,7 +1275,6 @@ static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
  * last PIB_PEER_TIMEOUT_MS has its link up.
  */
 #define PIB_DEFAULT_UDP_PORT	4792
-#define PIB_PERMISSIVE_LID	0xffff
 #define PIB_HELLO_MAGIC		0x50494248	/* "PIBH" */
 #define PIB_HELLO_VERSION	1
 #define PIB_HELLO_LEN		16
@@ -1156,12 +1310,15 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 	return pib_pkt_seal(p, PIB_LRH_LEN + PIB_HELLO_LEN);
 }
 
-/* Read a hello from a parsed raw packet's payload; 0, or -1 if it is none. */
+/*
+ * Read a hello from a parsed raw packet's payload; 0, or -1 if it is none.
+ * A GUID of 0 names no node, so no switch says it.
+ */
 static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
 				  struct pib_hello *h)
 {
 	if (len != PIB_HELLO_LEN || pib_get32(payload) != PIB_HELLO_MAGIC ||
-	    payload[4] != PIB_HELLO_VERSION)
+	    payload[4] != PIB_HELLO_VERSION || !pib_get64(payload + 8))
 		return -1;
 	h->version = payload[4];
 	h->num_ports = payload[5];

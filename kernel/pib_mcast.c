@@ -123,26 +123,40 @@ void pib_mcast_detach_all(struct pib_qp *qp)
 }
 
 /**
- * pib_mcast_deliver() - a multicast datagram to every QP attached to its MLID
+ * pib_mcast_deliver() - a multicast datagram to the QPs attached to its group
  * @dev: the device
  * @pkt: the parsed packet
  * @buf: its bytes
  *
- * Called under RCU.
+ * A QP gets the datagram if it attached to the group the packet names: its
+ * MLID, and its MGID in the GRH (a multicast packet without one names no
+ * group). And only if its P_Key lets it (IBA 10.9.3): the same partition, and not a
+ * limited member hearing another limited member. Called under RCU.
  */
 void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
 		       const u8 *buf)
 {
 	struct pib_mcast_attach *a;
+	bool group = false;
 	u16 index;
 
+	if (pkt->lrh.lnh != PIB_LNH_IBA_GLOBAL) {
+		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_MCAST_BAD_GID);
+		return;
+	}
 	list_for_each_entry_rcu(a, &dev->mcast, dev_node) {
-		if (a->mlid != pkt->lrh.dlid)
+		if (a->mlid != pkt->lrh.dlid ||
+		    memcmp(a->gid.raw, pkt->grh.dgid, sizeof(a->gid.raw)))
 			continue;
+		group = true;
 		index = READ_ONCE(a->qp->pkey_index);
-		if ((READ_ONCE(dev->port.pkeys[index]) & 0x7fff) !=
-		    (pkt->bth.pkey & 0x7fff))
+		if (!pib_pkey_match(READ_ONCE(dev->port.pkeys[index]),
+				    pkt->bth.pkey)) {
+			pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_PKEY);
 			continue;
+		}
 		pib_resp_ud(a->qp, pkt, buf, 0, index);
 	}
+	if (!group)
+		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_MCAST_BAD_GID);
 }

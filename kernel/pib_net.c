@@ -19,52 +19,49 @@ static DEFINE_MUTEX(pib_switches_lock);
 static LIST_HEAD(pib_switches);
 static struct dentry *pib_debugfs;
 
-/*
- * Called under sw->lock: note that @addr said @h. Returns true if the
- * peer's link just came up.
- */
-static bool pib_switch_heard_locked(struct pib_switch *sw, __be32 addr,
-				    const struct pib_hello *h)
+/* The peer table's clock: milliseconds that do not wrap. */
+static u64 pib_now_ms(void)
 {
-	bool was_up;
-	struct pib_peer *peer = NULL;
-	unsigned int i;
-
-	for (i = 0; i < sw->num_peers; i++)
-		if (sw->peers[i].guid == h->switch_guid)
-			peer = &sw->peers[i];
-	if (!peer) {
-		if (sw->num_peers == PIB_MAX_PEERS) {
-			sw->peers_refused++;
-			return false;
-		}
-		peer = &sw->peers[sw->num_peers++];
-		peer->guid = h->switch_guid;
-		peer->up = false;
-	}
-	was_up = peer->up;
-	peer->addr = addr;
-	peer->last_heard = jiffies;
-	peer->up = true;
-	return !was_up;
+	return jiffies64_to_msecs(get_jiffies_64());
 }
 
-/* An IB packet from a peer enters the switch through that peer's port. */
+/*
+ * @addr said hello as @h: the peer table decides what that is worth
+ * (pib_peer.h); a link that came up is tracked.
+ */
+static void pib_switch_heard(struct pib_switch *sw, __be32 addr,
+			     const struct pib_hello *h)
+{
+	enum pib_hello_verdict v;
+	int slot;
+
+	spin_lock_bh(&sw->lock);
+	v = pib_peers_heard(&sw->peers, h->switch_guid, addr, pib_now_ms(),
+			    &slot);
+	spin_unlock_bh(&sw->lock);
+	if (v == PIB_HELLO_LINK_UP)
+		pib_switch_track_links(sw);
+}
+
+/*
+ * An IB packet from a peer enters the switch through that peer's port,
+ * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE).
+ */
 static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 				 struct sk_buff *skb)
 {
-	unsigned int i, port = 0;
+	u8 ttl = ip_hdr(skb)->ttl;
+	int slot;
 
 	spin_lock_bh(&sw->lock);
-	for (i = 0; i < sw->num_peers; i++)
-		if (sw->peers[i].addr == saddr && sw->peers[i].up)
-			port = PIB_SW_FIRST_PEER_PORT + i;
+	slot = pib_peers_find_addr(&sw->peers, saddr);
 	spin_unlock_bh(&sw->lock);
-	if (!port || skb_ensure_writable(skb, skb->len)) {
+	if (slot < 0 || skb_ensure_writable(skb, skb->len)) {
 		atomic64_inc(&sw->unrouted);
 		return;
 	}
-	pib_switch_input(sw, port, skb->data, skb->len);
+	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len,
+			 ttl ? ttl - 1 : 0);
 }
 
 static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
@@ -74,9 +71,15 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	enum pib_pkt_err err;
 	struct pib_hello h;
 	struct pib_pkt pkt;
-	bool link_up;
 
-	if (!sw || skb_linearize(skb))
+	if (!sw)
+		goto out;
+	/* Too long for any IB packet: dropped before it is made linear. */
+	if (skb->len > sizeof(struct udphdr) + PIB_MAX_PKT_LEN) {
+		atomic64_inc(&sw->drops[PIB_PKT_BAD_LEN]);
+		goto out;
+	}
+	if (skb_linearize(skb))
 		goto out;
 	__skb_pull(skb, sizeof(struct udphdr));
 	err = pib_pkt_parse(skb->data, skb->len, &pkt);
@@ -95,11 +98,7 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (h.switch_guid == sw->guid)
 		goto out;	/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
-	spin_lock_bh(&sw->lock);
-	link_up = pib_switch_heard_locked(sw, saddr, &h);
-	spin_unlock_bh(&sw->lock);
-	if (link_up)
-		pib_switch_track_links(sw);
+	pib_switch_heard(sw, saddr, &h);
 out:
 	kfree_skb(skb);
 	return 0;
@@ -133,13 +132,14 @@ static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
  * @sw: the switch whose netdev carries it
  * @daddr: the host's IPv4 address, or INADDR_BROADCAST
  * @skb: the packet, from skb->data on; consumed
+ * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  *
  * Nothing is sent while the netdev has no IPv4 address or no route. The
  * UDP checksum is left out (0, as RoCEv2 does): the ICRC and VCRC cover
  * the IB packet end to end, and the receiver checks them.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb)
+			 struct sk_buff *skb, u8 ttl)
 {
 	struct rtable *rt;
 	__be32 saddr;
@@ -155,9 +155,10 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
 		return;
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
-	udp_tunnel_xmit_skb(rt, sw->sk, skb, saddr, daddr, 0,
-			    ip4_dst_hoplimit(&rt->dst), 0, htons(pib_udp_port),
-			    htons(pib_udp_port), false, true, 0);
+	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
+	udp_tunnel_xmit_skb(rt, sw->sk, skb, saddr, daddr, 0, ttl, 0,
+			    htons(pib_udp_port), htons(pib_udp_port), false,
+			    true, 0);
 }
 
 /**
@@ -166,10 +167,11 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
  * @daddr: the host's IPv4 address, or INADDR_BROADCAST
  * @pkt: the packet
  * @len: its length
+ * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  * @gfp: allocation context
  */
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp)
+		     unsigned int len, u8 ttl, gfp_t gfp)
 {
 	unsigned int headroom = pib_tx_headroom(sw->ndev);
 	struct sk_buff *skb = alloc_skb(headroom + len, gfp);
@@ -178,7 +180,7 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 		return;
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, pkt, len);
-	pib_switch_xmit_skb(sw, daddr, skb);
+	pib_switch_xmit_skb(sw, daddr, skb, ttl);
 }
 
 /*
@@ -256,36 +258,59 @@ static void pib_switch_send_hello(struct pib_switch *sw)
 
 	pib_hello_build(pkt, &h);
 	pib_switch_xmit(sw, htonl(INADDR_BROADCAST), pkt, sizeof(pkt),
-			GFP_KERNEL);
+			PIB_TTL_HERE, GFP_KERNEL);
 	atomic64_inc(&sw->hellos_tx);
 	spin_lock_bh(&pib_static_peers_lock);
 	n = pib_num_static_peers;
 	memcpy(addrs, pib_static_peers, n * sizeof(addrs[0]));
 	spin_unlock_bh(&pib_static_peers_lock);
 	for (i = 0; i < n; i++) {
-		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), GFP_KERNEL);
+		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), PIB_TTL_HERE,
+				GFP_KERNEL);
 		atomic64_inc(&sw->hellos_tx);
 	}
 }
 
-/* Every hello interval: say hello, and take silent peers' links down. */
+/*
+ * Every hello interval: say hello, take silent peers' links down and free
+ * the slots of long-silent ones.
+ */
 static void pib_switch_hello_work(struct work_struct *work)
 {
 	struct pib_switch *sw = container_of(to_delayed_work(work),
 					     struct pib_switch, hello_work);
-	unsigned long timeout = msecs_to_jiffies(PIB_PEER_TIMEOUT_MS);
-	unsigned int i;
 
 	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
 		pib_switch_send_hello(sw);
 	spin_lock_bh(&sw->lock);
-	for (i = 0; i < sw->num_peers; i++)
-		if (time_after(jiffies, sw->peers[i].last_heard + timeout))
-			sw->peers[i].up = false;
+	pib_peers_age(&sw->peers, pib_now_ms());
 	spin_unlock_bh(&sw->lock);
 	pib_switch_track_links(sw);
-	schedule_delayed_work(&sw->hello_work,
-			      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+	spin_lock_bh(&sw->lock);
+	if (!sw->dying)
+		schedule_delayed_work(&sw->hello_work,
+				      msecs_to_jiffies(PIB_HELLO_INTERVAL_MS));
+	spin_unlock_bh(&sw->lock);
+}
+
+/* The peer table, and the hellos and new peers it refused. */
+static void pib_switch_show_peers(struct seq_file *m,
+				  const struct pib_peer_table *t)
+{
+	const struct pib_peer *p;
+	unsigned int i;
+
+	seq_printf(m, "peers_refused %llu\npeers_rate_limited %llu\n",
+		   t->full, t->rate_limited);
+	seq_printf(m, "hellos_guid_elsewhere %llu\nhellos_addr_in_use %llu\n",
+		   t->guid_elsewhere, t->addr_in_use);
+	seq_printf(m, "peers_evicted %llu\n", t->evicted);
+	for (i = 0; i < PIB_MAX_PEERS; i++) {
+		p = &t->peer[i];
+		if (p->used)
+			seq_printf(m, "peer %016llx %pI4 %s\n", p->guid,
+				   &p->addr, p->up ? "up" : "down");
+	}
 }
 
 static int pib_switch_show(struct seq_file *m, void *unused)
@@ -301,14 +326,12 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "unrouted %lld\ndr_discards %lld\ntraps_tx %lld\n",
 		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards),
 		   atomic64_read(&sw->traps_tx));
+	seq_printf(m, "hop_limit %lld\n", atomic64_read(&sw->hop_limit));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));
 	spin_lock_bh(&sw->lock);
-	seq_printf(m, "peers_refused %u\n", sw->peers_refused);
-	for (i = 0; i < sw->num_peers; i++)
-		seq_printf(m, "peer %016llx %pI4 %s\n", sw->peers[i].guid,
-			   &sw->peers[i].addr, sw->peers[i].up ? "up" : "down");
+	pib_switch_show_peers(m, &sw->peers);
 	spin_unlock_bh(&sw->lock);
 	return 0;
 }
@@ -349,6 +372,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->ndev = ndev;
 	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
 	spin_lock_init(&sw->lock);
+	pib_peers_init(&sw->peers, pib_now_ms());
 	sw->subnet_prefix = PIB_GID_PREFIX;
 	sw->pkeys[0] = PIB_DEFAULT_PKEY;
 	for (i = 1; i <= PIB_SW_NUM_PORTS; i++)
@@ -365,6 +389,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
+	sw->trap_sent = jiffies - msecs_to_jiffies(PIB_TRAP_RESEND_MS);
 	err = sw->mft ? pib_switch_open_socket(sw) : -ENOMEM;
 	if (err) {
 		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",
@@ -408,6 +433,26 @@ out:
 	return sw;
 }
 
+/*
+ * Stop a switch's receiving and works. Nothing may queue a work once it
+ * has been cancelled: the switch is marked dying, which the works and
+ * pib_switch_track_links() check before they queue, and the receive path
+ * (which tracks links) stops before the works are cancelled: it finds the
+ * switch under RCU, so clearing the socket's user data and waiting for a
+ * grace period stops it. The socket stays open until the works are gone,
+ * since they send through it.
+ */
+static void pib_switch_stop(struct pib_switch *sw)
+{
+	spin_lock_bh(&sw->lock);
+	sw->dying = true;
+	spin_unlock_bh(&sw->lock);
+	rcu_assign_sk_user_data(sw->sk, NULL);
+	synchronize_rcu();	/* receivers in flight are done */
+	cancel_delayed_work_sync(&sw->hello_work);
+	cancel_delayed_work_sync(&sw->trap_work);
+}
+
 /**
  * pib_switch_put() - drop a user; the last one takes the switch down
  * @sw: the switch
@@ -423,14 +468,7 @@ void pib_switch_put(struct pib_switch *sw)
 	mutex_unlock(&pib_switches_lock);
 
 	debugfs_remove(sw->debugfs);
-	cancel_delayed_work_sync(&sw->hello_work);
-	/*
-	 * pib_udp_rcv() finds the switch under RCU and may arm trap_work:
-	 * detach it and wait for the receivers before the work goes.
-	 */
-	rcu_assign_sk_user_data(sw->sk, NULL);
-	synchronize_rcu();
-	cancel_delayed_work_sync(&sw->trap_work);
+	pib_switch_stop(sw);
 	udp_tunnel_sock_release(sw->sk);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);

@@ -339,6 +339,7 @@ static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 		qp->sq_psn = attr->sq_psn & PIB_PSN_MASK;
 		qp->req.psn = qp->sq_psn;
 		qp->req.acked_psn = (qp->sq_psn - 1) & PIB_PSN_MASK;
+		qp->req.sent_psn = qp->sq_psn;
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;

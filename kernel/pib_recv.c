@@ -26,11 +26,19 @@ static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
 	return lid && (dlid & ~mask) == lid;
 }
 
-/* P_Keys match: same partition, and not both limited members (IBA 10.9.3). */
-static bool pib_pkey_match(u16 a, u16 b)
+/*
+ * A unicast packet with a GRH is for this port's GID: the MAD layer and
+ * the CM answer from the GRH, and a GID the port does not have only gives
+ * them errors to log.
+ */
+static bool pib_port_owns_dgid(struct pib_dev *dev, const struct pib_pkt *pkt)
 {
-	return (a & 0x7fff) && (a & 0x7fff) == (b & 0x7fff) &&
-	       ((a | b) & 0x8000);
+	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+
+	return pkt->lrh.lnh != PIB_LNH_IBA_GLOBAL ||
+	       (!memcmp(pkt->grh.dgid, &prefix, sizeof(prefix)) &&
+		!memcmp(pkt->grh.dgid + sizeof(prefix), &dev->guid,
+			sizeof(dev->guid)));
 }
 
 /* Index of a packet's P_Key in the port's table; false if it is not there. */
@@ -114,19 +122,25 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 	}
 }
 
-/* QP0 takes only VL15 packets, QP1 only the GSI Q_Key (IBA 9.6.1.5). */
-static struct pib_qp *pib_special_qp(struct pib_dev *dev,
-				     const struct pib_pkt *pkt, const u8 *buf)
+/*
+ * QP0 and QP1 take MADs only (pib_mad_check()): QP0 on VL15, QP1 with the
+ * GSI Q_Key (IBA 9.6.1.5). The rest is dropped and counted here, before
+ * it takes a receive WQE: the MAD layer never posts again the buffer of a
+ * receive that completed in error (a datagram too long for it), and logs
+ * every MAD of an unknown base version.
+ */
+static bool pib_special_qp_takes(struct pib_dev *dev,
+				 const struct pib_pkt *pkt, const u8 *buf)
 {
 	u32 qpn = pkt->bth.dest_qp;
 
-	if (!(pkt->ext & PIB_EXT_DETH))
-		return NULL;
-	if (qpn == 0 && pkt->lrh.vl != PIB_VL15)
-		return NULL;
-	if (qpn == 1 && pib_get32(buf + pkt->hdr_len) != IB_QP1_QKEY)
-		return NULL;
-	return rcu_dereference(dev->special_qp[qpn]);
+	if (pib_mad_check(qpn, pkt, buf) ||
+	    (qpn == 0 && pkt->lrh.vl != PIB_VL15) ||
+	    (qpn == 1 && pib_get32(buf + pkt->hdr_len) != IB_QP1_QKEY)) {
+		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_MAD);
+		return false;
+	}
+	return true;
 }
 
 /**
@@ -166,9 +180,13 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 	if (pkt.lrh.dlid >= PIB_LID_MCAST && pkt.lrh.dlid != PIB_PERMISSIVE_LID) {
 		if (qpn == PIB_MCAST_QPN && pkt.ext & PIB_EXT_DETH)
 			pib_mcast_deliver(dev, &pkt, buf);
-	} else {
-		qp = qpn < PIB_NUM_SPECIAL_QPS ? pib_special_qp(dev, &pkt, buf) :
-						 xa_load(&dev->qps, qpn);
+	} else if (!pib_port_owns_dgid(dev, &pkt)) {
+		atomic64_inc(&c->rcv_errors);
+	} else if (qpn >= PIB_NUM_SPECIAL_QPS ||
+		   pib_special_qp_takes(dev, &pkt, buf)) {
+		qp = qpn < PIB_NUM_SPECIAL_QPS ?
+		     rcu_dereference(dev->special_qp[qpn]) :
+		     xa_load(&dev->qps, qpn);
 		if (qp)
 			pib_qp_receive(dev, qp, &pkt, buf, bits);
 		else

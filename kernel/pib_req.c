@@ -577,6 +577,8 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		if (pib_wqe_has_response(wqe))
 			req->rd_atomic++;	/* a responder resource */
 		req->psn = (req->psn + psns) & PIB_PSN_MASK;
+		if (pib_psn_diff(req->psn, req->sent_psn) > 0)
+			req->sent_psn = req->psn;
 		st->last_psn = (req->psn - 1) & PIB_PSN_MASK;
 		if (last)
 			pib_req_wqe_done(qp, wqe, st);

@@ -359,30 +359,22 @@ static const struct pib_sma_attr pib_sma_attrs[] = {
 	{ IB_SMP_ATTR_VL_ARB_TABLE, pib_get_vlarb, pib_set_vlarb },
 };
 
-/*
- * M_Key check (IBA 14.2.4): a wrong key is tolerated on Get below protect
- * level 2 (level 1 hides the key in the reply); otherwise the SMP is dropped
- * and counted.
- */
+/* The M_Key check (pib_mkey_check()); a dropped SMP is counted. */
 static int pib_sma_check_mkey(struct pib_dev *dev, struct ib_smp *smp,
 			      bool *hide_mkey)
 {
 	struct pib_port *port = &dev->port;
+	enum pib_mkey_verdict v;
 	unsigned long flags;
-	int verdict = 0;
 
 	spin_lock_irqsave(&port->lock, flags);
-	if (port->mkey && be64_to_cpu(smp->mkey) != port->mkey) {
-		if (smp->method == IB_MGMT_METHOD_GET && port->mkey_protect < 2) {
-			*hide_mkey = port->mkey_protect == 1;
-		} else {
-			verdict = PIB_SMA_DROP;
-			if (port->mkey_violations != U16_MAX)
-				port->mkey_violations++;
-		}
-	}
+	v = pib_mkey_check(port->mkey, port->mkey_protect,
+			   be64_to_cpu(smp->mkey), smp->method);
+	if (v == PIB_MKEY_DROP && port->mkey_violations != U16_MAX)
+		port->mkey_violations++;
 	spin_unlock_irqrestore(&port->lock, flags);
-	return verdict;
+	*hide_mkey = v == PIB_MKEY_HIDE;
+	return v == PIB_MKEY_DROP ? PIB_SMA_DROP : 0;
 }
 
 static int pib_sma_handle(struct pib_dev *dev, int flags, struct ib_smp *smp)

@@ -41,13 +41,13 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
  *
  * A port whose link came up starts at INIT, one whose link went down is
  * DOWN; either change raises SwitchInfo.PortStateChange and sends the SM
- * Trap 128.
+ * Trap 128 (at most one each PIB_TRAP_RESEND_MS).
  */
 void pib_switch_track_links(struct pib_switch *sw)
 {
-	bool up[PIB_SW_NUM_PORTS + 1], changed = false;
+	bool up[PIB_SW_NUM_PORTS + 1], changed = false, queue = false;
+	unsigned long flags, delay = 0;
 	struct pib_dev *dev;
-	unsigned long flags;
 	unsigned int port;
 
 	rcu_read_lock();
@@ -66,14 +66,23 @@ void pib_switch_track_links(struct pib_switch *sw)
 		sw->port_state_change = true;
 		changed = true;
 	}
+	/*
+	 * A trap already pending goes again on its own schedule, with the
+	 * news, and a new one waits until PIB_TRAP_RESEND_MS after the last:
+	 * links that change all the time (a flood of forged hellos) get one
+	 * Trap 128 per PIB_TRAP_RESEND_MS, not one each.
+	 */
 	if (changed) {
+		queue = !sw->trap_pending && !sw->dying;
 		sw->trap_pending = true;
 		sw->trap_tries = 0;
 		sw->trap_tid++;
+		delay = sw->trap_sent + msecs_to_jiffies(PIB_TRAP_RESEND_MS);
+		delay = time_after(delay, jiffies) ? delay - jiffies : 0;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
-	if (changed)
-		mod_delayed_work(system_wq, &sw->trap_work, 0);
+	if (queue)
+		mod_delayed_work(system_wq, &sw->trap_work, delay);
 }
 
 /**
@@ -103,7 +112,7 @@ bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 		return up;
 	}
 	spin_lock_irqsave(&sw->lock, flags);
-	up = peer < sw->num_peers && sw->peers[peer].up;
+	up = peer < PIB_MAX_PEERS && sw->peers.peer[peer].up;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return up;
 }
@@ -116,15 +125,18 @@ static __be32 pib_switch_peer_addr(struct pib_switch *sw, unsigned int port)
 	__be32 addr = 0;
 
 	spin_lock_irqsave(&sw->lock, flags);
-	if (peer < sw->num_peers && sw->peers[peer].up)
-		addr = sw->peers[peer].addr;
+	if (peer < PIB_MAX_PEERS && sw->peers.peer[peer].up)
+		addr = sw->peers.peer[peer].addr;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return addr;
 }
 
-/* Send a packet out of a switch port: to a pib device, or to a peer. */
+/*
+ * Send a packet out of a switch port: to a pib device, or to a peer if
+ * its hop budget @ttl (PIB_TTL_HERE) allows.
+ */
 static void pib_switch_output(struct pib_switch *sw, unsigned int port,
-			      const u8 *buf, unsigned int len)
+			      const u8 *buf, unsigned int len, u8 ttl)
 {
 	struct pib_dev *dev;
 	__be32 addr;
@@ -137,9 +149,13 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		rcu_read_unlock();
 		return;
 	}
+	if (!ttl) {
+		atomic64_inc(&sw->hop_limit);
+		return;
+	}
 	addr = pib_switch_peer_addr(sw, port);
 	if (addr)
-		pib_switch_xmit(sw, addr, buf, len, GFP_ATOMIC);
+		pib_switch_xmit(sw, addr, buf, len, ttl, GFP_ATOMIC);
 }
 
 /*
@@ -167,10 +183,13 @@ static void pib_switch_sma(struct pib_switch *sw, unsigned int in_port,
 	lrh.slid = PIB_PERMISSIVE_LID;
 	pib_lrh_pack(buf, &lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len);
+	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 }
 
-/* Directed-route SMPs: forward along their path, or answer them here. */
+/*
+ * Directed-route SMPs: forward along their path, or answer them here. The
+ * hop count bounds their path, not the hop limit (PIB_TTL_HERE).
+ */
 static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 			  u8 *buf, unsigned int len, const struct pib_pkt *pkt)
 {
@@ -181,7 +200,7 @@ static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 	case PIB_DR_FORWARD:
 		/* The path fields changed: the packet is a new one. */
 		pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-		pib_switch_output(sw, out, buf, len);
+		pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 		break;
 	case PIB_DR_SMA:
 		pib_switch_sma(sw, in_port, buf, len, pkt);
@@ -253,12 +272,16 @@ void pib_switch_trap_work(struct work_struct *work)
 		return;
 	}
 	sw->trap_tries++;
+	sw->trap_sent = jiffies;
 	spin_unlock_bh(&sw->lock);
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);
-	pib_switch_input(sw, 0, buf, len);
-	schedule_delayed_work(&sw->trap_work,
-			      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
+	pib_switch_input(sw, 0, buf, len, PIB_TTL_HERE);
+	spin_lock_bh(&sw->lock);
+	if (!sw->dying)
+		schedule_delayed_work(&sw->trap_work,
+				      msecs_to_jiffies(PIB_TRAP_RESEND_MS));
+	spin_unlock_bh(&sw->lock);
 }
 
 /**
@@ -288,7 +311,8 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	int status;
 	u8 out;
 
-	if (pkt->bth.dest_qp || pkt->payload_len != PIB_SMP_LEN ||
+	if (pkt->lrh.vl != PIB_VL15 || pkt->bth.dest_qp ||
+	    pkt->payload_len != PIB_SMP_LEN ||
 	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED) {
 		atomic64_inc(&sw->unrouted);
 		return;
@@ -309,7 +333,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	}
 	pib_lrh_pack(buf, &lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len);
+	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
 }
 
 /*
@@ -319,7 +343,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
  */
 static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 			     const u8 *buf, unsigned int len,
-			     const struct pib_pkt *pkt)
+			     const struct pib_pkt *pkt, u8 ttl)
 {
 	u16 index = pkt->lrh.dlid - PIB_LID_MCAST;
 	DECLARE_BITMAP(out, PIB_SW_NUM_PORTS + 1);
@@ -346,7 +370,7 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 		return;
 	}
 	for_each_set_bit(port, out, PIB_SW_NUM_PORTS + 1)
-		pib_switch_output(sw, port, buf, len);
+		pib_switch_output(sw, port, buf, len, ttl);
 }
 
 /* Where the LinearForwardingTable sends a unicast packet. */
@@ -388,7 +412,7 @@ static enum pib_sw_route pib_switch_lft(struct pib_switch *sw,
 
 static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 				 u8 *buf, unsigned int len,
-				 const struct pib_pkt *pkt)
+				 const struct pib_pkt *pkt, u8 ttl)
 {
 	unsigned int out;
 
@@ -397,12 +421,12 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 		return;
 	}
 	if (pkt->lrh.dlid >= PIB_LID_MCAST) {
-		pib_switch_mcast(sw, in_port, buf, len, pkt);
+		pib_switch_mcast(sw, in_port, buf, len, pkt, ttl);
 		return;
 	}
 	switch (pib_switch_lft(sw, in_port, pkt, &out)) {
 	case PIB_SW_ROUTE_PORT:
-		pib_switch_output(sw, out, buf, len);
+		pib_switch_output(sw, out, buf, len, ttl);
 		break;
 	case PIB_SW_ROUTE_SMA:
 		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
@@ -424,12 +448,12 @@ static bool pib_switch_is_dr(const u8 *buf, const struct pib_pkt *pkt)
 /* Forward a parsed packet that entered through @in_port. */
 static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
 			       u8 *buf, unsigned int len,
-			       const struct pib_pkt *pkt)
+			       const struct pib_pkt *pkt, u8 ttl)
 {
 	if (pib_switch_is_dr(buf, pkt))
 		pib_switch_dr(sw, in_port, buf, len, pkt);
 	else
-		pib_switch_lid_route(sw, in_port, buf, len, pkt);
+		pib_switch_lid_route(sw, in_port, buf, len, pkt, ttl);
 }
 
 /**
@@ -439,11 +463,13 @@ static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
  * @buf: the packet, built on this host or checked where it came in from
  *	the LAN (pib_pkt_locate()); the switch may rewrite it
  * @len: its length
+ * @ttl: its hop budget: the TTL it may go out to the LAN with, or
+ *	PIB_TTL_HERE for a packet built on this host
  *
  * May be called in any context; it does not sleep.
  */
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len)
+		      unsigned int len, u8 ttl)
 {
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
@@ -453,7 +479,7 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		atomic64_inc(&sw->drops[err]);
 		return;
 	}
-	pib_switch_forward(sw, in_port, buf, len, &pkt);
+	pib_switch_forward(sw, in_port, buf, len, &pkt, ttl);
 }
 
 /**
@@ -484,11 +510,12 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	    out >= PIB_SW_FIRST_PEER_PORT) {
 		addr = pib_switch_peer_addr(sw, out);
 		if (addr)
-			pib_switch_xmit_skb(sw, addr, skb);
+			pib_switch_xmit_skb(sw, addr, skb, PIB_TTL_HERE);
 		else
 			kfree_skb(skb);
 		return;
 	}
-	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt);
+	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
+			   PIB_TTL_HERE);
 	consume_skb(skb);
 }

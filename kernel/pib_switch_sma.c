@@ -3,7 +3,8 @@
  * The virtual switch's subnet management agent: NodeInfo, NodeDescription,
  * PortInfo for every port (port 0 holds the switch's LID), SwitchInfo, the
  * Linear and MulticastForwardingTable, and port 0's PKeyTable. The SM drives
- * the ports' logical states.
+ * the ports' logical states. Port 0's M_Key guards the whole switch, as an
+ * HCA port's guards its SMA.
  */
 #include <linux/utsname.h>
 #include <rdma/ib_mad.h>
@@ -111,6 +112,10 @@ static u16 pib_sw_get_port_info(struct pib_switch *sw, unsigned int in_port,
 		pi.sm_lid = sw->sm_lid;
 		pi.sm_sl = sw->sm_sl;
 		pi.subnet_timeout = sw->subnet_timeout;
+		pi.mkey = sw->mkey;
+		pi.mkey_protect = sw->mkey_protect;
+		pi.mkey_lease_period = sw->mkey_lease;
+		pi.mkey_violations = sw->mkey_violations;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
 	pi.phys_state = pi.port_state == PIB_PORT_DOWN ? PIB_PHYS_POLLING :
@@ -147,6 +152,9 @@ static u16 pib_sw_set_port_info(struct pib_switch *sw, struct ib_smp *smp)
 		sw->sm_sl = pi.sm_sl;
 		sw->subnet_prefix = pi.gid_prefix;
 		sw->subnet_timeout = pi.subnet_timeout;
+		sw->mkey = pi.mkey;
+		sw->mkey_protect = pi.mkey_protect;
+		sw->mkey_lease = pi.mkey_lease_period;
 	}
 	if (pi.neighbor_mtu)
 		p->mtu = pi.neighbor_mtu;
@@ -330,9 +338,28 @@ static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
 	{ IB_SMP_ATTR_MCAST_FORWARD_TABLE, pib_sw_get_mft, pib_sw_set_mft },
 };
 
+/*
+ * The M_Key check (pib_mkey_check()) against port 0's M_Key, which guards
+ * the whole switch; a dropped SMP is counted in its M_KeyViolations.
+ */
+static enum pib_mkey_verdict pib_switch_check_mkey(struct pib_switch *sw,
+						   const struct ib_smp *smp)
+{
+	enum pib_mkey_verdict v;
+	unsigned long flags;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	v = pib_mkey_check(sw->mkey, sw->mkey_protect, be64_to_cpu(smp->mkey),
+			   smp->method);
+	if (v == PIB_MKEY_DROP && sw->mkey_violations != U16_MAX)
+		sw->mkey_violations++;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	return v;
+}
+
 /* Answer a Get or Set in place; returns the reply's MAD status. */
 static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
-				 struct ib_smp *smp)
+				 struct ib_smp *smp, bool hide_mkey)
 {
 	const struct pib_sw_sma_attr *a = NULL;
 	u16 status = 0, get_status;
@@ -348,6 +375,8 @@ static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
 	/* The reply shows what stands, whether or not a Set was refused. */
 	memset(smp->data, 0, IB_SMP_DATA_SIZE);
 	get_status = a->get(sw, in_port, smp);
+	if (hide_mkey && smp->attr_id == IB_SMP_ATTR_PORT_INFO)
+		memset(smp->data, 0, sizeof(u64));
 	return status ?: get_status;
 }
 
@@ -358,14 +387,18 @@ static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
  * @smp: the SMP; a reply is built in place
  *
  * Return: the MAD status of the reply to send, or -1 if nothing is sent
- * back (responses, traps and trap represses are not answered).
+ * back (responses, traps, trap represses and SMPs with a wrong M_Key are
+ * not answered).
  */
 int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
 			   struct ib_smp *smp)
 {
+	enum pib_mkey_verdict v;
+
 	switch (smp->method) {
 	case IB_MGMT_METHOD_TRAP_REPRESS:
-		pib_switch_trap_repressed(sw, smp);
+		if (pib_switch_check_mkey(sw, smp) == PIB_MKEY_OK)
+			pib_switch_trap_repressed(sw, smp);
 		return -1;
 	case IB_MGMT_METHOD_GET:
 	case IB_MGMT_METHOD_SET:
@@ -379,5 +412,8 @@ int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
 	if (smp->base_version != IB_MGMT_BASE_VERSION ||
 	    smp->class_version != PIB_SMP_CLASS_VERSION)
 		return IB_MGMT_MAD_STATUS_BAD_VERSION;
-	return pib_switch_sma_answer(sw, in_port, smp);
+	v = pib_switch_check_mkey(sw, smp);
+	if (v == PIB_MKEY_DROP)
+		return -1;
+	return pib_switch_sma_answer(sw, in_port, smp, v == PIB_MKEY_HIDE);
 }

@@ -249,6 +249,9 @@ static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_RCV_NO_QP].name = "rcv_no_qp",
 	[PIB_STAT_RCV_BAD_PKEY].name = "rcv_bad_pkey",
 	[PIB_STAT_UD_DROPS].name = "ud_no_recv_wqe",
+	[PIB_STAT_RESP_PSN_UNSENT].name = "resp_psn_unsent",
+	[PIB_STAT_RCV_BAD_MAD].name = "rcv_bad_mad",
+	[PIB_STAT_RCV_MCAST_BAD_GID].name = "rcv_mcast_bad_gid",
 };
 
 static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -9,6 +9,8 @@ pkgs=(
 	gcc make binutils linux-headers-amd64 libibverbs-dev libibumad-dev
 	librdmacm-dev cmake pkg-config libnl-3-dev libnl-route-3-dev python3
 	dpkg-dev
+	# packages (make deb) and installing them (DKMS builds pib)
+	build-essential debhelper dh-dkms dkms
 	# rdma-core's Python test suite (tests/pyverbs-build.sh)
 	cython3 python3-dev libudev-dev
 	# test rig: Debian's kernel under QEMU on a vde LAN

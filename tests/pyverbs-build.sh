@@ -12,9 +12,26 @@
 # BUILD/rdma-core/py. Its libibverbs loads a provider of its own, built
 # against that source (make provider for that version), through a driver
 # file of its own. Prints the path of run_tests.py.
+#
+# pyverbs-build.sh SRC BUILD packaged: use the suite of the installed
+# rdma-core instead (Debian 13 on ship it, compressed, with python3-pyverbs
+# in /usr/share/doc/rdma-core/tests): unpacked into BUILD/rdma-core/py, it
+# runs on the installed pyverbs and libibverbs, which load the installed
+# libpib. This is what the test platforms' roots use.
 set -euo pipefail
-src=$(cd "${1:?usage: pyverbs-build.sh SRC [BUILD]}" && pwd)
+src=$(cd "${1:?usage: pyverbs-build.sh SRC [BUILD [packaged]]}" && pwd)
 build=${2:-$src/build}
+if [ "${3:-}" = packaged ]; then
+	doc=/usr/share/doc/rdma-core/tests
+	py=$build/rdma-core/py
+	[ -f "$doc/run_tests.py" ] || { echo "pyverbs-build.sh: no $doc/run_tests.py (python3-pyverbs)" >&2; exit 1; }
+	rm -rf "$py" && mkdir -p "$py/bin"
+	cp -r "$doc" "$py/tests"
+	gzip -d "$py"/tests/*.gz
+	printf '#!/bin/bash\nexec python3 %s "$@"\n' "$py/tests/run_tests.py" > "$py/bin/run_tests.py"
+	echo "$py/bin/run_tests.py"
+	exit 0
+fi
 rc=$build/rdma-core/$(bash "$src/provider/rdma-core.sh" version)
 py=$build/rdma-core/py
 die() { echo "pyverbs-build.sh: $*" >&2; exit 1; }

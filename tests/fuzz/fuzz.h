@@ -78,6 +78,8 @@ static inline void fuzz_bytes(struct fuzz_in *in, void *dst, size_t len)
  * @dev: its pib devices
  * @ndevs: entries of @dev
  * @tx_packets: packets the devices and the switch sent (all checked)
+ * @ttl_max: the hop budget packets sent to peers may have (the harness
+ *	lowers it while a packet from a peer is forwarded)
  * @tx_hook: called with every packet a device sends, if set
  */
 struct fuzz_world {
@@ -86,6 +88,7 @@ struct fuzz_world {
 	struct pib_dev *dev[FUZZ_MAX_DEVS];
 	unsigned int ndevs;
 	unsigned long tx_packets;
+	u8 ttl_max;
 	void (*tx_hook)(struct pib_dev *dev, const u8 *pkt, unsigned int len);
 };
 

@@ -9,13 +9,14 @@
  *
  * Input: records whose first byte picks one of:
  *   0  a datagram from a peer: peer, flags (bit 0: the harness fixes the
- *      length and seals the packet), length (u16), bytes; it enters only
- *      if it parses, as pib_net.c lets it in
+ *      length and seals the packet; bits 1-7: its IP TTL), length (u16),
+ *      bytes; it enters only if it parses, as pib_net.c lets it in
  *   1  a peer's link flaps: peer
  *   2  a device's SM sends an SMP from QP0: device, DLID (u16), 256 bytes
  *   3  a device's link flaps: device
- * Everything the switch sends to a peer must parse with valid CRCs, and
- * its state stays within its bounds.
+ * Everything the switch sends to a peer must parse with valid CRCs and
+ * leave with less than the hop budget it came with, and the switch's
+ * state stays within its bounds.
  */
 #include "fuzz.h"
 
@@ -47,7 +48,7 @@ static void fs_setup(struct pib_switch *sw)
 static void fs_from_peer(struct pib_switch *sw, struct fuzz_in *in)
 {
 	unsigned int port = PIB_SW_FIRST_PEER_PORT + fuzz_u8(in) % FUZZ_PEERS;
-	u8 flags = fuzz_u8(in);
+	u8 flags = fuzz_u8(in), ttl = flags >> 1;
 	u32 len = fuzz_u16(in) % (PIB_MAX_PKT_LEN + 1);
 	u8 *buf = malloc(len ? len : 1);
 	struct pib_pkt pkt;
@@ -61,11 +62,16 @@ static void fs_from_peer(struct pib_switch *sw, struct fuzz_in *in)
 	if (flags & 1 && len >= PIB_LRH_LEN + PIB_ICRC_LEN + PIB_VCRC_LEN &&
 	    (raw || body >= pib_hdr_len(buf[1] & 3)))
 		len = pib_pkt_seal(buf, body & ~3u);
-	/* pib_udp_rcv() runs in the UDP receive softirq. */
+	/*
+	 * pib_udp_rcv() runs in the UDP receive softirq, and hands the
+	 * switch the datagram's IP TTL less one as its hop budget.
+	 */
+	fuzz_world.ttl_max = ttl ? ttl - 1 : 0;
 	local_bh_disable();
 	if (!pib_pkt_parse(buf, len, &pkt) && pkt.lrh.lnh != PIB_LNH_RAW)
-		pib_switch_input(sw, port, buf, len);
+		pib_switch_input(sw, port, buf, len, fuzz_world.ttl_max);
 	local_bh_enable();
+	fuzz_world.ttl_max = PIB_TTL_HERE;
 	free(buf);
 }
 

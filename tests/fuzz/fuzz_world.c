@@ -110,18 +110,23 @@ static void fuzz_dev_tx_work(struct work_struct *work)
 	fuzz_dev_tx(container_of(work, struct pib_dev, tx_work));
 }
 
-/* pib_net.c: datagrams to a peer; they must be whole. */
+/*
+ * pib_net.c: datagrams to a peer. They must be whole, and a packet that
+ * came from the LAN goes back with less than its hop budget (SMPs, on
+ * VL15, are bounded by their path or are the switch's own replies).
+ */
 void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, gfp_t gfp)
+		     unsigned int len, u8 ttl, gfp_t gfp)
 {
-	FUZZ_CHECK(daddr);
+	FUZZ_CHECK(daddr && ttl);
 	fuzz_check_pkt(pkt, len);
+	FUZZ_CHECK(pkt[0] >> 4 == PIB_VL15 || ttl <= fuzz_world.ttl_max);
 }
 
 void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb)
+			 struct sk_buff *skb, u8 ttl)
 {
-	pib_switch_xmit(sw, daddr, skb->data, skb->len, GFP_ATOMIC);
+	pib_switch_xmit(sw, daddr, skb->data, skb->len, ttl, GFP_ATOMIC);
 	kfree_skb(skb);
 }
 
@@ -226,17 +231,20 @@ void fuzz_check_switch(struct pib_switch *sw)
  */
 void fuzz_peer_set_up(struct pib_switch *sw, unsigned int i, bool up)
 {
-	struct pib_peer *p = &sw->peers[i];
+	int slot;
 
-	p->guid = 0x0200000000000100ULL + i;
-	p->addr = cpu_to_be32(0x0a000002 + i);
-	p->up = up;
-	sw->num_peers = max(sw->num_peers, i + 1);
+	if (up)
+		FUZZ_CHECK(pib_peers_heard(&sw->peers, 0x0200000000000100ULL + i,
+					   cpu_to_be32(0x0a000002 + i), jiffies,
+					   &slot) <= PIB_HELLO_LINK_UP &&
+			   slot == i);
+	else
+		sw->peers.peer[i].up = 0;
 }
 
 bool fuzz_peer_up(struct pib_switch *sw, unsigned int i)
 {
-	return sw->peers[i].up;
+	return sw->peers.peer[i].up;
 }
 
 /* A switch as pib_switch_get() makes it, with peers heard on the LAN. */
@@ -259,6 +267,7 @@ static struct pib_switch *fuzz_switch_new(void)
 	sw->mft = calloc(PIB_SW_MFT_CAP, sizeof(*sw->mft));
 	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
+	pib_peers_init(&sw->peers, jiffies);
 	for (i = 0; i < FUZZ_PEERS; i++)
 		fuzz_peer_set_up(sw, i, true);
 	return sw;
@@ -278,6 +287,7 @@ void fuzz_world_init(unsigned int ndevs, bool with_switch)
 
 	kshim_reset();
 	memset(&fuzz_world, 0, sizeof(fuzz_world));
+	fuzz_world.ttl_max = PIB_TTL_HERE;
 	strcpy(fuzz_world.ndev.name, "eth0");
 	fuzz_world.ndev.mtu = 1500;
 	memcpy(fuzz_world.ndev.dev_addr, mac, sizeof(mac));

@@ -354,12 +354,12 @@ static void gen_switch_sma(void)
 	save("fuzz_switch_sma", "program", &s);
 }
 
-/* A datagram from a peer: record 0 of fuzz_switch. */
+/* A datagram from a peer, with IP TTL 64: record 0 of fuzz_switch. */
 static void sw_from_peer(struct seed *s, const __u8 *pkt, unsigned int len)
 {
 	put8(s, 0);
 	put8(s, 0);
-	put8(s, 1);
+	put8(s, 1 | 64 << 1);
 	put16(s, len);
 	put(s, pkt, len);
 }

@@ -57,4 +57,29 @@ done
 check_fails "sw: TrapRepress gets no answer" "no response" sw -t 300 -m 7 0x02 0
 expect_match "the switch still answers" \
 	"$(smpquery -C pibeth0 -P 1 -D nodedesc 0,1)" 'pib switch host1 eth0'
+
+# Port 0's M_Key guards the switch (IBA 14.2.4). PortInfo data: the M_Key
+# in bytes 0-7, M_KeyProtectBits in the top of byte 34.
+key=00000000c0ffee42
+pi_mkey() { printf '%s%052d%02x' "$1" 0 $(($2 << 6)); }
+out=$(sw -m 2 0x15 0 "$(pi_mkey $key 1)")
+expect_eq "M_Key set, protection level 1" "$(status "$out")" 0x0000
+expect_match "the reply shows the key" "$out" '^00 00 00 00 c0 ff ee 42'
+expect_match "level 1: a Get with another key is answered" "$(sw 0x19 1)" '^ff 01 00'
+expect_match "level 1: the M_Key reads as 0 with another key" "$(sw 0x15 0)" \
+	'^00 00 00 00 00 00 00 00 '
+expect_match "the right key reads it" "$(sw -y 0x$key 0x15 0)" '^00 00 00 00 c0 ff ee 42'
+check_fails "a Set with another key gets no answer" "no response" \
+	sw -t 300 -m 2 0x19 1 ff02
+expect_match "and changes nothing" "$(sw 0x19 1)" '^ff 01 00'
+expect_eq "a Set with the key" "$(status "$(sw -y 0x$key -m 2 0x19 1 ff02)")" 0x0000
+expect_match "M_KeyViolations counted" "$(sw -y 0x$key 0x15 0 | sed -n 4p)" \
+	'^([0-9a-f]{2} ){12}00 01 '
+expect_eq "protection level 2" \
+	"$(status "$(sw -y 0x$key -m 2 0x15 0 "$(pi_mkey $key 2)")")" 0x0000
+check_fails "level 2: a Get with another key gets no answer" "no response" \
+	sw -t 300 0x19 1
+expect_eq "the key cleared" \
+	"$(status "$(sw -y 0x$key -m 2 0x15 0 "$(pi_mkey 0000000000000000 0)")")" 0x0000
+expect_match "no key, no protection" "$(sw 0x19 1)" '^ff 02 00'
 pib_done

@@ -5,7 +5,7 @@
  * Sets of any attribute and malformed requests (bad method, class version).
  *
  *   pib-smp [-C CA] [-P PORT] [-m METHOD] [-V CLASS_VERSION] [-t MS]
- *           (-D PATH | -L LID) ATTR MOD [DATA]
+ *           [-y M_KEY] (-D PATH | -L LID) ATTR MOD [DATA]
  *
  * PATH is a directed route like 0,1,65; ATTR, MOD and METHOD are numbers
  * (0x.. allowed); DATA is hex for the first bytes of the SMP data. Prints
@@ -24,6 +24,7 @@
 #define SMP_DATA	64
 #define SMP_DATA_LEN	64
 #define SMP_PATH	128
+#define SMP_MKEY	24
 #define CLASS_LID	0x01
 #define CLASS_DR	0x81
 #define PERMISSIVE_LID	0xffff
@@ -33,23 +34,24 @@ struct opts {
 	int port, method, version, timeout, lid, hops;
 	uint8_t path[64];
 	unsigned int attr, mod;
+	unsigned long long mkey;
 	const char *data;
 };
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: pib-smp [-C CA] [-P PORT] [-m METHOD] [-V VERSION] "
-		"[-t MS] (-D PATH | -L LID) ATTR MOD [DATA]\n");
+		"[-t MS] [-y M_KEY] (-D PATH | -L LID) ATTR MOD [DATA]\n");
 	exit(2);
 }
 
-static unsigned long number(const char *s, unsigned long max)
+static unsigned long long number(const char *s, unsigned long long max)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	errno = 0;
-	v = strtoul(s, &end, 0);
+	v = strtoull(s, &end, 0);
 	if (errno || *end || end == s || v > max) {
 		fprintf(stderr, "pib-smp: bad number '%s'\n", s);
 		exit(2);
@@ -77,13 +79,14 @@ static void parse(struct opts *o, int argc, char **argv)
 
 	*o = (struct opts){ .port = 0, .method = 1, .version = 1,
 			    .timeout = 2000, .lid = -1, .hops = -1 };
-	while ((c = getopt(argc, argv, "C:P:m:V:t:D:L:")) != -1) {
+	while ((c = getopt(argc, argv, "C:P:m:V:t:y:D:L:")) != -1) {
 		switch (c) {
 		case 'C': o->ca = optarg; break;
 		case 'P': o->port = number(optarg, 254); break;
 		case 'm': o->method = number(optarg, 255); break;
 		case 'V': o->version = number(optarg, 255); break;
 		case 't': o->timeout = number(optarg, 600000); break;
+		case 'y': o->mkey = number(optarg, ~0ULL); break;
 		case 'D': parse_path(o, optarg); break;
 		case 'L': o->lid = number(optarg, 0xbfff); break;
 		default: usage();
@@ -115,6 +118,8 @@ static void build(const struct opts *o, uint8_t *smp, uint64_t tid)
 	smp[17] = o->attr;
 	for (i = 0; i < 4; i++)
 		smp[20 + i] = o->mod >> (24 - 8 * i);
+	for (i = 0; i < 8; i++)
+		smp[SMP_MKEY + i] = o->mkey >> (56 - 8 * i);
 	if (o->hops >= 0) {
 		smp[32] = smp[33] = smp[34] = smp[35] = 0xff;	/* DrSLID, DrDLID */
 		memcpy(smp + SMP_PATH, o->path, o->hops + 1);

@@ -87,8 +87,56 @@ static void test_rates(void)
 	}
 }
 
+/*
+ * The RC requester's response window: PSNs sent and not acknowledged,
+ * [oldest unacknowledged, next new PSN), across the 24-bit wrap.
+ */
+static void test_psn_window(void)
+{
+	static const __u32 firsts[] = { 0, 0x100, 0x7fffff, 0xffffc0, 0xffffff };
+	__u32 first, end, d;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(firsts) / sizeof(firsts[0]); i++) {
+		first = firsts[i];
+		end = (first + 64) & PIB_PSN_MASK;
+		CHECK(pib_psn_in_window(first, first, end));
+		CHECK(pib_psn_in_window((first + 63) & PIB_PSN_MASK, first, end));
+		CHECK(!pib_psn_in_window(end, first, end));
+		CHECK(!pib_psn_in_window((first - 1) & PIB_PSN_MASK, first, end));
+		/* What a forger sends: 100 .. 2^20 ahead, and far behind. */
+		for (d = 100; d <= 1u << 20; d += 4093)
+			CHECK(!pib_psn_in_window((first + d) & PIB_PSN_MASK, first, end));
+		CHECK(!pib_psn_in_window((first + (1u << 23)) & PIB_PSN_MASK, first, end));
+		CHECK(!pib_psn_in_window((first - (1u << 22)) & PIB_PSN_MASK, first, end));
+		/* Nothing outstanding: nothing is taken. */
+		CHECK(!pib_psn_in_window(first, first, first));
+		CHECK(!pib_psn_in_window((first + 1) & PIB_PSN_MASK, first, first));
+	}
+	CHECK_EQ(pib_psn_diff(0, 0xffffff), 1);
+	CHECK_EQ(pib_psn_diff(0xffffff, 0), -1);
+	CHECK_EQ(pib_psn_diff(0x400000, 0), 0x400000);
+}
+
+/* P_Key membership (IBA 10.9.3): full talks to all, limited not to limited. */
+static void test_pkey_match(void)
+{
+	CHECK(pib_pkey_match(0xffff, 0xffff));
+	CHECK(pib_pkey_match(0xffff, 0x7fff));
+	CHECK(pib_pkey_match(0x7fff, 0xffff));
+	CHECK(!pib_pkey_match(0x7fff, 0x7fff));
+	CHECK(pib_pkey_match(0x8001, 0x0001));
+	CHECK(!pib_pkey_match(0x8001, 0x8002));
+	CHECK(!pib_pkey_match(0x8001, 0x0002));
+	/* The invalid P_Key (0 or 0x8000) matches nothing. */
+	CHECK(!pib_pkey_match(0x8000, 0x8000));
+	CHECK(!pib_pkey_match(0x0000, 0x8000));
+}
+
 int main(void)
 {
+	test_pkey_match();
+	test_psn_window();
 	test_mtu_bytes();
 	test_mtu_for_netdev();
 	test_guid();

@@ -177,7 +177,7 @@ static void test_icrc_variant_fields(void)
 
 	/* Global packet: the whole LRH, TClass, FlowLabel, HopLmt vary. */
 	len = build(buf, PIB_OP_RC_SEND_ONLY, 1, 64, 0);
-	buf[0] |= 0xf0;
+	buf[0] |= 0xe0;		/* VL 14: VL15 would have to be an SMP */
 	buf[1] |= 0xf0;		/* SL */
 	buf[2] ^= 0xff;		/* DLID: routers rewrite it */
 	buf[7] ^= 0x0f;		/* SLID */
@@ -271,6 +271,90 @@ static void test_bad_fields(void)
 	buf[8 + 1] |= 3 << 4;
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_SHORT);
+}
+
+/* A UD datagram for @qpn on @vl with a MAD of class @cls, base version @base. */
+static unsigned int build_mad(__u8 *p, unsigned int qpn, unsigned int vl,
+			      __u8 cls, __u8 base, unsigned int len)
+{
+	unsigned int n = build(p, PIB_OP_UD_SEND_ONLY, 0, len, -len & 3);
+	struct pib_pkt pkt;
+
+	pib_pkt_locate(p, n, &pkt);
+	p[0] = vl << 4;
+	pib_put24(p + 8 + 5, qpn);
+	p[pkt.payload_off] = base;
+	p[pkt.payload_off + 1] = cls;
+	return pib_pkt_seal(p, n - PIB_ICRC_LEN - PIB_VCRC_LEN);
+}
+
+/*
+ * VL15 carries SMPs only (one-MAD UD SENDs to QP0), and QP0 and QP1 take
+ * only MADs of their classes, 256 bytes, base version 1.
+ */
+static void test_vl15_and_mads(void)
+{
+	struct pib_pkt pkt;
+	unsigned int len;
+
+	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_DR, 1, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(0, &pkt, buf), PIB_MAD_OK);
+	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_LID, 1, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(0, &pkt, buf), PIB_MAD_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_CLASS);
+	len = build_mad(buf, 1, 0, 0x04, 1, 256);	/* PMA */
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_OK);
+	CHECK_EQ(pib_mad_check(0, &pkt, buf), PIB_MAD_BAD_CLASS);
+	/* Over-long, short, bad base version. */
+	len = build_mad(buf, 1, 0, 0x04, 1, 512);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_LEN);
+	len = build_mad(buf, 1, 0, 0x04, 1, 255);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_LEN);
+	len = build_mad(buf, 1, 0, 0x04, 2, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_VERSION);
+	len = build(buf, PIB_OP_UD_SEND_ONLY_IMM, 0, 256, 0);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_OPCODE);
+	/* VL15: an SMP's shape, for QP0, or nothing. */
+	len = build_mad(buf, 1, 15, 0x04, 1, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	len = build_mad(buf, 0x123456, 15, 0x04, 1, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_LID, 1, 512);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 256, 0);
+	buf[0] = 0xf0;
+	pib_put24(buf + 8 + 5, 0);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
+	/* SLIDs: unicast; permissive on VL15 only; never 0 nor multicast. */
+	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_DR, 1, 256);
+	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, 0);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, PIB_LID_MCAST + 5);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_BAD_SLID);
+	pib_put16(buf + 6, PIB_LID_MCAST - 1);
+	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
+	/* QP0 on VL0 parses: pib_hca_receive() refuses it for QP0. */
+	len = build_mad(buf, 0, 0, PIB_MGMT_CLASS_SUBN_LID, 1, 256);
+	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 }
 
 /* Every truncation and every single-bit error of valid packets is refused. */
@@ -376,6 +460,9 @@ static void test_hello(void)
 	buf[pkt.payload_off] ^= 1;
 	buf[pkt.payload_off + 4] = 2;	/* version */
 	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
+	buf[pkt.payload_off + 4] = PIB_HELLO_VERSION;
+	memset(buf + pkt.payload_off + 8, 0, 8);	/* GUID 0 */
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
 	/* The switch GUID's index byte differs from every HCA's. */
 	const __u8 mac[6] = { 0x52, 0x54, 0x00, 0x99, 0x00, 0x01 };
 
@@ -411,6 +498,7 @@ int main(void)
 {
 	test_locate();
 	test_hello();
+	test_vl15_and_mads();
 	test_crcs();
 	test_header_round_trips();
 	test_icrc_variant_fields();

@@ -86,8 +86,34 @@ static void test_port_states(void)
 			CHECK(!pib_port_state_change_ok(c, r) && !pib_port_state_change_ok(r, 1));
 }
 
+/* The M_Key check (IBA 14.2.4), by protection level and method. */
+static void test_mkey(void)
+{
+	const __u64 key = 0xc0ffee42, wrong = 0;
+	const __u8 get = 0x01, set = 0x02, repress = 0x07;
+	__u8 level;
+
+	/* No M_Key: nothing is protected. */
+	CHECK_EQ(pib_mkey_check(0, 3, 0x1234, set), PIB_MKEY_OK);
+	for (level = 0; level < 4; level++) {
+		/* The right key: everything goes. */
+		CHECK_EQ(pib_mkey_check(key, level, key, get), PIB_MKEY_OK);
+		CHECK_EQ(pib_mkey_check(key, level, key, set), PIB_MKEY_OK);
+		CHECK_EQ(pib_mkey_check(key, level, key, repress), PIB_MKEY_OK);
+		/* Another key: Set and TrapRepress never. */
+		CHECK_EQ(pib_mkey_check(key, level, wrong, set), PIB_MKEY_DROP);
+		CHECK_EQ(pib_mkey_check(key, level, wrong, repress), PIB_MKEY_DROP);
+	}
+	/* Get with another key: level 0 answers, 1 hides the key, 2-3 drop. */
+	CHECK_EQ(pib_mkey_check(key, 0, wrong, get), PIB_MKEY_OK);
+	CHECK_EQ(pib_mkey_check(key, 1, wrong, get), PIB_MKEY_HIDE);
+	CHECK_EQ(pib_mkey_check(key, 2, wrong, get), PIB_MKEY_DROP);
+	CHECK_EQ(pib_mkey_check(key, 3, wrong, get), PIB_MKEY_DROP);
+}
+
 int main(void)
 {
+	test_mkey();
 	test_portinfo_layout();
 	test_port_states();
 	return unit_done("test_sma");

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 1800
+# pib as a user of its Debian packages (make deb) gets it: apt installs
+# them, DKMS builds the module for the running kernel inside the guest
+# (slow under emulation), "rdma link add" loads it, opensm brings the
+# fabric up and ib_send_bw runs across the hosts through the packaged
+# provider; tshark decodes pib's packets through the packaged dissector
+# without being told about it. Purging the packages leaves nothing of
+# pib behind. The packages must be built before the run (make deb); the
+# guest has no network, so their dependencies come from the root.
+. "$PIB_SRC/tests/lib.sh"
+
+debs=${PIB_BUILD:-$PIB_SRC/build}/deb
+kver=$(uname -r)
+libdir=/usr/lib/$(gcc -print-multiarch)
+cap=$PIB_RESULTS/host2.pcapng
+export DEBIAN_FRONTEND=noninteractive
+
+# pib_leftovers: every file of pib that the packages install or DKMS builds.
+pib_leftovers() {
+	ls -d /usr/src/pib-* /var/lib/dkms/pib /lib/modules/*/updates/dkms/pib.ko* \
+		"$libdir"/libibverbs/libpib-rdmav*.so /etc/libibverbs.d/pib.driver \
+		"$libdir"/wireshark/plugins/pib.lua 2>/dev/null
+}
+
+# What systemd makes on a real host, and the rig's guest does not: DKMS
+# needs /dev/fd for bash's process substitution.
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
+for i in 0:stdin 1:stdout 2:stderr; do
+	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
+done
+
+pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
+check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
+expect_eq "no pib module or provider before the packages" "$(pib_leftovers)" ""
+check "no pib.ko anywhere before the packages" sh -c "! modinfo -n pib"
+
+start=$SECONDS
+if out=$(apt-get install -y "${pkgs[@]}" 2>&1); then
+	ok "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools ($((SECONDS - start)) s)"
+	sed -n '/^Setting up pib-dkms/,$p' <<<"$out"
+else
+	fail "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools:"
+	sed 's/^/    /' <<<"$out"
+	pib_done
+fi
+dkms status -m pib
+expect_match "dkms status: pib installed for $kver" "$(dkms status -m pib -k "$kver")" \
+	": installed"
+expect_match "modinfo: pib.ko from DKMS" "$(modinfo -n pib 2>&1)" \
+	"^/lib/modules/$kver/updates/dkms/pib\.ko"
+check "the provider is installed" ls "$libdir"/libibverbs/libpib-rdmav*.so
+expect_eq "its driver file" "$(cat /etc/libibverbs.d/pib.driver)" "driver pib"
+
+# What udev loads on a real host.
+check "modprobe ib_uverbs ib_umad" modprobe -a ib_uverbs ib_umad
+if [ "$PIB_HOST" = 2 ] && command -v dumpcap >/dev/null; then
+	dumpcap -q -i eth0 -f "udp port 4792" -c 200 -w "$cap" 2>/dev/null &
+	dumpcap=$!
+fi
+barrier installed
+pib_fabric_up
+expect_match "ibstat: port Active" "$(ibstat pibeth0 1 2>&1)" "State: Active"
+PAIR_DEV=pibeth0
+pair_run send_bw 300 ib_send_bw -n 100 -F
+
+if [ -n "${dumpcap:-}" ]; then
+	kill -INT "$dumpcap" 2>/dev/null
+	wait "$dumpcap"
+	chmod 644 "$cap"
+	# As a user: Wireshark 4.4 (Debian 13) runs no Lua plugin as root.
+	out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/tmp \
+		tshark -n -r "$cap" -T fields -e frame.protocols 2>/dev/null | sort | uniq -c)
+	echo "$out"
+	expect_match "tshark (no -X): pib's datagrams decoded as InfiniBand" "$out" \
+		'[0-9]+ eth:ethertype:ip:udp:pib:infiniband'
+fi
+
+barrier sent
+[ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
+check "rdma link delete pibeth0" rdma link delete pibeth0
+check "modprobe -r pib" modprobe -r pib
+check "apt-get purge pib-dkms ibverbs-provider-pib pib-tools" \
+	apt-get purge -y pib-dkms ibverbs-provider-pib pib-tools
+expect_eq "purged: no file of pib left" "$(pib_leftovers)" ""
+expect_eq "purged: dpkg knows no pib package" \
+	"$(dpkg-query -W -f '${Package} ${Status}\n' 'pib-*' 'ibverbs-provider-pib' 2>/dev/null |
+	   grep -v 'not-installed$')" ""
+check_fails "purged: modprobe finds no pib" "not found" modprobe -n pib
+pib_done
