@@ -345,17 +345,38 @@ out:
 }
 
 /*
- * SEND, REG_MR, SEND, LOCAL_INV to a peer with no receive posted: RNR
- * NAKs make the requester go back to the first SEND again and again. The
- * local WQEs run once, and complete in order behind the SENDs before them
- * once the receives are posted.
+ * SEND, local WQE, SEND to a peer with no receive posted: RNR NAKs make
+ * the requester go back to the first SEND again and again. The local WQE
+ * runs once (a second REG_MR of a valid MR, or LOCAL_INV of an invalid
+ * one, would fail), and completes between the SENDs once the receives
+ * are posted.
  */
+static void pib_ktest_local_behind(struct pib_ktest *t, const char *what,
+				   struct ib_mr *mr, bool inv, u64 id)
+{
+	int err;
+
+	err = pib_ktest_post_send(t, id);
+	if (!err)
+		err = inv ? pib_ktest_post_inv(t, mr->rkey, id + 1) :
+			    pib_ktest_post_reg(t, mr, id + 1);
+	err = err ?: pib_ktest_post_send(t, id + 2);
+	pib_ktest_check(t, !err, "%s: post SEND, %s, SEND", what,
+			inv ? "LOCAL_INV" : "REG_MR");
+	msleep(PIB_KTEST_SETTLE_MS);
+	err = pib_ktest_post_recv(t, t->b, id);
+	err = err ?: pib_ktest_post_recv(t, t->b, id + 2);
+	pib_ktest_check(t, !err, "%s: post the receives", what);
+	pib_ktest_expect(t, what, id, IB_WC_SEND);
+	pib_ktest_expect(t, what, id + 1, inv ? IB_WC_LOCAL_INV : IB_WC_REG_MR);
+	pib_ktest_expect(t, what, id + 2, IB_WC_SEND);
+}
+
 static void pib_ktest_local_behind_rnr(struct pib_ktest *t)
 {
-	const char *what = "local WQEs behind an RNR-NAKed SEND";
+	const char *what = "a local WQE between RNR-NAKed SENDs";
 	struct scatterlist sg;
 	struct ib_mr *mr;
-	int err;
 
 	if (pib_ktest_get_pair(t))
 		return;
@@ -364,19 +385,8 @@ static void pib_ktest_local_behind_rnr(struct pib_ktest *t)
 		pib_ktest_check(t, false, "%s: a fast-register MR", what);
 		goto out;
 	}
-	err = pib_ktest_post_send(t, 1);
-	err = err ?: pib_ktest_post_reg(t, mr, 2);
-	err = err ?: pib_ktest_post_send(t, 3);
-	err = err ?: pib_ktest_post_inv(t, mr->rkey, 4);
-	pib_ktest_check(t, !err, "%s: post SEND, REG_MR, SEND, LOCAL_INV", what);
-	msleep(PIB_KTEST_SETTLE_MS);
-	err = pib_ktest_post_recv(t, t->b, 11);
-	err = err ?: pib_ktest_post_recv(t, t->b, 12);
-	pib_ktest_check(t, !err, "%s: post the receives", what);
-	pib_ktest_expect(t, what, 1, IB_WC_SEND);
-	pib_ktest_expect(t, what, 2, IB_WC_REG_MR);
-	pib_ktest_expect(t, what, 3, IB_WC_SEND);
-	pib_ktest_expect(t, what, 4, IB_WC_LOCAL_INV);
+	pib_ktest_local_behind(t, what, mr, false, 1);
+	pib_ktest_local_behind(t, what, mr, true, 4);
 	pib_ktest_quiet(t, what);
 	ib_dereg_mr(mr);
 out:
