@@ -28,6 +28,7 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -433,16 +434,23 @@ static void test_limits(struct ibv_context *ctx)
 	ibv_dealloc_pd(pd);
 }
 
-/* flush-hang: keep every mapped producer index LEAD entries ahead. */
-#define LEAD 64
-static volatile bool stop_lead;
+/*
+ * flush-hang: keep every mapped producer index LEAD entries ahead, for
+ * LEAD_SECONDS at most: a kernel that follows the producer in its flush
+ * takes that long (with interrupts off) to let modify_qp return.
+ */
+#define LEAD		64
+#define LEAD_SECONDS	10
+static atomic_bool stop_lead;
 
 static void *lead_thread(void *arg)
 {
 	const struct map *maps = arg;
+	double end = now() + LEAD_SECONDS;
 	int i;
 
-	while (!stop_lead)
+	while (!atomic_load_explicit(&stop_lead, memory_order_relaxed) &&
+	       now() < end)
 		for (i = 0; maps[i].len; i++)
 			*ring_word(&maps[i], HDR_PRODUCER) =
 				*ring_word(&maps[i], HDR_CONSUMER) + LEAD;
@@ -470,7 +478,7 @@ static void test_flush_hang(struct ibv_context *ctx)
 	}
 	if (n != 2)
 		die("found %d new ring mappings for the QP, not 2", n);
-	stop_lead = false;
+	atomic_store(&stop_lead, false);
 	if (pthread_create(&th, NULL, lead_thread, rings))
 		die("pthread_create");
 	usleep(100000);
@@ -479,7 +487,7 @@ static void test_flush_hang(struct ibv_context *ctx)
 		fail("modify_qp to ERR: %s", strerror(errno));
 	t = now() - t0;
 	usleep(100000);
-	stop_lead = true;
+	atomic_store(&stop_lead, true);
 	pthread_join(th, NULL);
 	if (t > 1)
 		fail("flushing to ERR took %.1f s while a thread kept the producers ahead", t);
@@ -492,9 +500,9 @@ static void test_flush_hang(struct ibv_context *ctx)
 }
 
 /* mmap-race: map the rings of CQs that are being destroyed or resized. */
-static volatile bool stop_race;
-static volatile off_t race_off;
-static volatile size_t race_len;
+static atomic_bool stop_race;
+static _Atomic off_t race_off;
+static atomic_size_t race_len;
 static unsigned long maps_ok, maps_refused;
 
 static void *mmap_thread(void *arg)
@@ -502,12 +510,13 @@ static void *mmap_thread(void *arg)
 	int fd = *(int *)arg;
 	void *p;
 
-	while (!stop_race) {
-		size_t len = race_len;
+	while (!atomic_load(&stop_race)) {
+		size_t len = atomic_load(&race_len);
 
 		if (!len)
 			continue;
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, race_off);
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 atomic_load(&race_off));
 		if (p == MAP_FAILED) {
 			maps_refused++;
 			continue;
@@ -546,8 +555,8 @@ static void test_mmap_race(struct ibv_context *ctx)
 	pthread_t th;
 	int nb;
 
-	stop_race = false;
-	race_len = 0;
+	atomic_store(&stop_race, false);
+	atomic_store(&race_len, 0);
 	if (pthread_create(&th, NULL, mmap_thread, &ctx->cmd_fd))
 		die("pthread_create");
 	while (now() < end) {
@@ -555,8 +564,8 @@ static void test_mmap_race(struct ibv_context *ctx)
 		cq = make_cq(ctx, 65535);	/* 4 MiB: a long remap */
 		if (!newest_ring(before, nb, &ring))
 			die("the CQ's ring is not mapped");
-		race_off = ring.off;
-		race_len = ring.len;
+		atomic_store(&race_off, ring.off);
+		atomic_store(&race_len, ring.len);
 		usleep(rounds % 7 * 100);
 		if (rounds % 2 && ibv_resize_cq(cq, 1024 + rounds % 1024))
 			fail("ibv_resize_cq: %s", strerror(errno));
@@ -564,7 +573,7 @@ static void test_mmap_race(struct ibv_context *ctx)
 		ibv_destroy_cq(cq);
 		rounds++;
 	}
-	stop_race = true;
+	atomic_store(&stop_race, true);
 	pthread_join(th, NULL);
 	ok("%lu CQs destroyed or resized while being mapped (%lu maps, %lu refused)",
 	   rounds, maps_ok, maps_refused);
@@ -576,7 +585,7 @@ static void test_mmap_race(struct ibv_context *ctx)
  * unmaps rings, waits for the scribbler's pass to end.
  */
 static pthread_rwlock_t maps_lock = PTHREAD_RWLOCK_INITIALIZER;
-static volatile bool stop_scribble;
+static atomic_bool stop_scribble;
 
 static uint32_t rnd(uint64_t *s)
 {
@@ -615,7 +624,7 @@ static void *scribble_thread(void *arg)
 	struct map m[MAX_MAPS];
 	int n, i, k;
 
-	while (!stop_scribble) {
+	while (!atomic_load(&stop_scribble)) {
 		pthread_rwlock_rdlock(&maps_lock);
 		n = uverbs_maps(m, MAX_MAPS);
 		for (k = 0; k < 2000 && n; k++) {
@@ -709,14 +718,14 @@ static void test_scribble(struct ibv_context *ctx)
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
 	printf("scribble seed %#llx\n", (unsigned long long)seed);
-	stop_scribble = false;
+	atomic_store(&stop_scribble, false);
 	if (pthread_create(&th, NULL, scribble_thread, (void *)(uintptr_t)seed))
 		die("pthread_create");
 	while (now() < end) {
 		scribble_round(pd, mr, &seed);
 		rounds++;
 	}
-	stop_scribble = true;
+	atomic_store(&stop_scribble, true);
 	pthread_join(th, NULL);
 	ok("%lu rounds of verbs on rings a thread scribbled on", rounds);
 	device_works(pd, "scribbled rings");
