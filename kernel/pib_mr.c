@@ -50,6 +50,25 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	return mr;
 }
 
+/*
+ * Undo pib_mr_alloc() and what was built on it. Takes @dev from the caller:
+ * an MR that registration gives up on never had its ibmr.device set by
+ * the core.
+ */
+static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
+{
+	xa_erase(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT);
+	/* Wait for accesses in progress: they hold a reference each. */
+	if (!refcount_dec_and_test(&mr->users))
+		wait_for_completion(&mr->unused);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->fast);
+	kfree_rcu(mr, rcu);
+	atomic_dec(&dev->mr_count);
+}
+
 /* Make a built MR visible to the data path. */
 static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 {
@@ -124,7 +143,7 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 fail:
-	pib_dereg_mr(&mr->ibmr, NULL);
+	pib_mr_free(dev, mr);
 	return ERR_PTR(err);
 }
 
@@ -143,7 +162,7 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	mr->fast = kcalloc(max_num_sg, sizeof(*mr->fast), GFP_KERNEL);
 	if (!mr->fast) {
-		pib_dereg_mr(&mr->ibmr, NULL);
+		pib_mr_free(dev, mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_fast = max_num_sg;
@@ -170,19 +189,7 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct pib_dev *dev = to_pib_dev(ibmr->device);
-	struct pib_mr *mr = to_pib_mr(ibmr);
-
-	xa_erase(&dev->mrs, ibmr->lkey >> PIB_MR_KEY_SHIFT);
-	/* Wait for accesses in progress: they hold a reference each. */
-	if (!refcount_dec_and_test(&mr->users))
-		wait_for_completion(&mr->unused);
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	kfree(mr->fast);
-	kfree_rcu(mr, rcu);
-	atomic_dec(&dev->mr_count);
+	pib_mr_free(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
 	return 0;
 }
 
