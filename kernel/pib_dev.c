@@ -272,20 +272,6 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	return dev;
 }
 
-/* Undo pib_dev_alloc() for a device that never got registered. */
-static void pib_dev_free(struct pib_dev *dev)
-{
-	mutex_lock(&pib_devs_lock);
-	list_del_init(&dev->list);
-	mutex_unlock(&pib_devs_lock);
-	xa_destroy(&dev->mrs);
-	xa_destroy(&dev->qps);
-	if (dev->sw)
-		pib_switch_put(dev->sw);
-	dev_put(dev->ndev);
-	ib_dealloc_device(&dev->ibdev);
-}
-
 /*
  * Called with a device reference held, right after registration: mark the
  * device registered unless it is already being torn down, catch up with
@@ -379,18 +365,21 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	return err;
 
 out_free:
-	pib_dev_free(dev);
+	/* pib_dev_dealloc() releases what the device holds, only there. */
+	ib_dealloc_device(&dev->ibdev);
 out_unlock:
 	mutex_unlock(&pib_add_lock);
 	return err == -ENFILE ? -EEXIST : err;
 }
 
 /**
- * pib_dev_dealloc() - release what a registered device holds
- * @ibdev: the device being unregistered
+ * pib_dev_dealloc() - release what a device holds
+ * @ibdev: the device
  *
  * The RDMA core calls this once, at the end of unregistration, whichever
- * way it was started (rdma link delete, netdev removal, module unload).
+ * way it was started (rdma link delete, netdev removal, module unload),
+ * and from ib_dealloc_device() for a device that never got registered,
+ * which may have no switch yet.
  */
 void pib_dev_dealloc(struct ib_device *ibdev)
 {
@@ -404,8 +393,10 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	skb_queue_purge(&dev->ackq);
-	pib_switch_detach(dev->sw, dev);
-	pib_switch_put(dev->sw);
+	if (dev->sw) {
+		pib_switch_detach(dev->sw, dev);
+		pib_switch_put(dev->sw);
+	}
 	dev_put(dev->ndev);
 }
 
