@@ -385,7 +385,10 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
+	/* The switch forgets the device before another may take its index. */
 	mutex_lock(&pib_devs_lock);
+	if (dev->sw)
+		pib_switch_detach(dev->sw, dev);
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
@@ -393,10 +396,8 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	skb_queue_purge(&dev->ackq);
-	if (dev->sw) {
-		pib_switch_detach(dev->sw, dev);
+	if (dev->sw)
 		pib_switch_put(dev->sw);
-	}
 	dev_put(dev->ndev);
 }
 
