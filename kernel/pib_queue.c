@@ -14,7 +14,8 @@
 /**
  * struct pib_mmap_entry - a ring the provider may map
  * @rdma: the RDMA core's entry (offset, size, reference count)
- * @buf: the ring's memory (vmalloc_user)
+ * @buf: the ring's memory (vmalloc_user), freed with the entry
+ *	(pib_mmap_free())
  */
 struct pib_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -91,22 +92,28 @@ void pib_ring_describe(const struct pib_ring *ring, struct pib_ring_info *info)
  * pib_ring_free() - release a ring
  * @ring: the ring
  *
- * A process that still maps the ring keeps its pages (the mapping holds
- * references to them) until it unmaps; the offset stops being mappable.
+ * A user's ring stops being mappable here, but its memory goes with the
+ * mmap entry's last reference (pib_mmap_free()): pib_mmap() may be
+ * mapping it still. A process that maps the ring keeps its pages (the
+ * mapping holds references to them) until it unmaps.
  */
 void pib_ring_free(struct pib_ring *ring)
 {
 	if (ring->mmap)
 		rdma_user_mmap_entry_remove(ring->mmap);
+	else
+		vfree(ring->hdr);
 	ring->mmap = NULL;
-	vfree(ring->hdr);
 	ring->hdr = NULL;
 }
 
-/* The mmap entry's last reference went away: the ring itself is not ours. */
+/* The mmap entry's last reference went away, and with it the ring's memory. */
 void pib_mmap_free(struct rdma_user_mmap_entry *rdma)
 {
-	kfree(container_of(rdma, struct pib_mmap_entry, rdma));
+	struct pib_mmap_entry *e = container_of(rdma, struct pib_mmap_entry, rdma);
+
+	vfree(e->buf);
+	kfree(e);
 }
 
 /**
