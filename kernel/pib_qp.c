@@ -260,9 +260,11 @@ static void pib_qp_reset(struct pib_qp *qp)
 {
 	struct pib_sq *sq = &qp->sq;
 
+	/* A kernel consumer's WQEs are dropped; a QP on an SRQ has no RQ. */
 	if (!qp->user) {
 		pib_ring_consume_to(&sq->ring, sq->ring.prod);
-		pib_ring_consume_to(&qp->rq, qp->rq.prod);
+		if (!qp->srq)
+			pib_ring_consume_to(&qp->rq, qp->rq.prod);
 	}
 	sq->fetched = sq->ring.cons;
 	memset(&qp->req, 0, offsetof(struct pib_req, timer));
