@@ -949,6 +949,7 @@ void pib_qp_work(struct work_struct *work);
 /* pib_comp.c: the completer, completions, the retransmit timer */
 void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status);
 void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status);
+void pib_comp_advance(struct pib_qp *qp);
 void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited);
 void pib_qp_flush(struct pib_qp *qp);
 void pib_qp_notify_cqs(struct pib_qp *qp);

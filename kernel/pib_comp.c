@@ -257,8 +257,16 @@ static void pib_comp_progress(struct pib_qp *qp)
 		mod_timer(&req->timer, jiffies + t);
 }
 
-/* Complete what the responder acknowledged, in order. */
-static void pib_comp_advance(struct pib_qp *qp)
+/**
+ * pib_comp_advance() - complete the send WQEs that are done, in order
+ * @qp: an RC QP, its lock held
+ *
+ * From the oldest on, up to the first the responder has not acknowledged
+ * (or answered in full, for READs and atomics): local WQEs (REG_MR,
+ * LOCAL_INV) the requester executed complete here, not before the
+ * requests ahead of them (IBA 10.8.3: completions in the order posted).
+ */
+void pib_comp_advance(struct pib_qp *qp)
 {
 	struct pib_req *req = &qp->req;
 	struct pib_send_wqe *wqe;
