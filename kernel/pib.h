@@ -478,6 +478,13 @@ struct pib_ring {
 	u32 cons;
 };
 
+/*
+ * Memory a process's verbs make the kernel keep (rings and what goes with
+ * them): charged to the process's memory cgroup, and refused with -ENOMEM
+ * rather than by the OOM killer when that is full.
+ */
+#define PIB_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 static inline void *pib_ring_entry(const struct pib_ring *ring, u32 idx)
 {
 	return (u8 *)ring->hdr + PIB_RING_HDR_SIZE +

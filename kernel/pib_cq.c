@@ -6,7 +6,6 @@
  * completion), resizing, and overflow reported as IB_EVENT_CQ_ERR.
  */
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 
 #include "pib.h"
 #include "pib_abi.h"
@@ -29,7 +28,7 @@ static int pib_cq_alloc(struct pib_cq *cq, u32 num, struct ib_udata *udata,
 	*qps = NULL;
 	if (err || udata)
 		return err;
-	*qps = vcalloc(num, sizeof(**qps));
+	*qps = kvcalloc(num, sizeof(**qps), PIB_GFP_USER);
 	if (!*qps) {
 		pib_ring_free(ring);
 		return -ENOMEM;
@@ -87,7 +86,7 @@ int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct pib_cq *cq = to_pib_cq(ibcq);
 
 	pib_ring_free(&cq->ring);
-	vfree(cq->qps);
+	kvfree(cq->qps);
 	atomic_dec(&to_pib_dev(ibcq->device)->cq_count);
 	return 0;
 }
@@ -144,7 +143,7 @@ int pib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	/* On error the CQ keeps its new ring; the old one goes either way. */
 free:
 	pib_ring_free(&ring);
-	vfree(qps);
+	kvfree(qps);
 	return err;
 }
 

@@ -29,7 +29,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), PIB_GFP_USER);
 	if (!mr) {
 		atomic_dec(&dev->mr_count);
 		return ERR_PTR(-ENOMEM);
@@ -97,7 +97,7 @@ static int pib_mr_user_pages(struct pib_mr *mr)
 
 	mr->page_off = ib_umem_offset(umem);
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), PIB_GFP_USER);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {

@@ -6,7 +6,6 @@
  * consumers, which fill the same rings the provider fills.
  */
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <rdma/ib_mad.h>
 
 #include "pib.h"
@@ -71,8 +70,8 @@ static int pib_qp_alloc_sq(struct pib_qp *qp, struct ib_qp_cap *cap,
 	err = pib_ring_init(&sq->ring, num, stride, udata);
 	if (err)
 		return err;
-	sq->shadow = vzalloc(array_size(num, stride));
-	sq->st = vcalloc(num, sizeof(*sq->st));
+	sq->shadow = kvzalloc(array_size(num, stride), PIB_GFP_USER);
+	sq->st = kvcalloc(num, sizeof(*sq->st), PIB_GFP_USER);
 	if (!sq->shadow || !sq->st)
 		return -ENOMEM;
 	/* What the stride holds is what the consumer gets. */
@@ -109,9 +108,9 @@ static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 		cap->max_recv_wr = num;
 		cap->max_recv_sge = qp->rq_max_sge;
 	}
-	qp->resp.wqe = kzalloc(stride, GFP_KERNEL);
+	qp->resp.wqe = kzalloc(stride, PIB_GFP_USER);
 	qp->resp.res = kcalloc(PIB_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       PIB_GFP_USER);
 	if (!qp->resp.wqe || !qp->resp.res)
 		return -ENOMEM;
 	return 0;
@@ -120,8 +119,8 @@ static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 static void pib_qp_free_queues(struct pib_qp *qp)
 {
 	pib_ring_free(&qp->sq.ring);
-	vfree(qp->sq.shadow);
-	vfree(qp->sq.st);
+	kvfree(qp->sq.shadow);
+	kvfree(qp->sq.st);
 	pib_ring_free(&qp->rq);
 	kfree(qp->resp.wqe);
 	kfree(qp->resp.res);
