@@ -13,6 +13,15 @@
 
 static struct workqueue_struct *pib_wq;
 
+/*
+ * The widest values of QP attributes that the IBA carries in a few bits:
+ * the RNR NAK timer code in 5 (the AETH's, IBA Table 45), and as the CM's
+ * REQ does, the local ACK timeout in 5 and the retry counts in 3.
+ */
+#define PIB_MAX_RNR_TIMER	31
+#define PIB_MAX_ACK_TIMEOUT	31
+#define PIB_MAX_RETRY		7
+
 /* Bytes of a send WQE with room for @max_sge SGEs or @max_inline bytes. */
 static u32 pib_swqe_stride(u32 max_sge, u32 max_inline)
 {
@@ -315,6 +324,13 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_ALT_PATH)
 		return -EOPNOTSUPP;	/* no automatic path migration */
 	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num > PIB_MAX_QPN)
+		return -EINVAL;
+	/* The responder puts min_rnr_timer into its RNR NAKs as it is. */
+	if ((mask & IB_QP_MIN_RNR_TIMER &&
+	     attr->min_rnr_timer > PIB_MAX_RNR_TIMER) ||
+	    (mask & IB_QP_TIMEOUT && attr->timeout > PIB_MAX_ACK_TIMEOUT) ||
+	    (mask & IB_QP_RETRY_CNT && attr->retry_cnt > PIB_MAX_RETRY) ||
+	    (mask & IB_QP_RNR_RETRY && attr->rnr_retry > PIB_MAX_RETRY))
 		return -EINVAL;
 	return 0;
 }
