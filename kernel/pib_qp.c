@@ -5,6 +5,7 @@
  * attributes, flushing, destruction, and post_send/post_recv for kernel
  * consumers, which fill the same rings the provider fills.
  */
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
 
@@ -507,7 +508,8 @@ static int pib_send_wr_to_wqe(struct pib_qp *qp, const struct ib_send_wr *wr,
 			   qp->sq.max_sge))
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (len > qp->sq.max_inline)
 			return -EINVAL;
