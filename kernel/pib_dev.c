@@ -172,20 +172,28 @@ static int pib_check_netdev(struct net_device *ndev)
 }
 
 /*
+ * Packets one context hands to the switch, with bottom halves off, before
+ * it leaves the rest to the transmit work: the queues fill from every QP
+ * of the device and from the receive softirq, as fast as they drain.
+ */
+#define PIB_TX_BUDGET	256
+
+/*
  * Hand what the port sent to the switch, in order. One context at a time
  * does it: one that finds another at it leaves its packets to that one,
  * which looks at the queues again once it is done and leaves what came
- * meanwhile to the transmit work.
+ * meanwhile, or what its budget did not cover, to the transmit work.
  */
 static void pib_dev_tx(struct pib_dev *dev)
 {
+	unsigned int budget = PIB_TX_BUDGET;
 	struct sk_buff *skb;
 
 	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags))
 		return;
 	/* ACKs first: behind data they would time out the peer's requests. */
-	while ((skb = skb_dequeue(&dev->ackq)) ||
-	       (skb = skb_dequeue(&dev->txq)))
+	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
+			    (skb = skb_dequeue(&dev->txq))))
 		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
 	clear_bit_unlock(PIB_TX_BUSY, &dev->tx_flags);
 	/* Pairs with test_and_set_bit() after a sender queued its packets. */
