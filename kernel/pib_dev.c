@@ -254,7 +254,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	dev->index = index;
 	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
 	pib_port_init(&dev->port);
-	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
+	xa_init(&dev->mrs);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	dev->next_qpn = PIB_NUM_SPECIAL_QPS;
 	spin_lock_init(&dev->mcast_lock);

@@ -19,6 +19,33 @@ static u32 pib_mr_key(u32 index, u8 key_byte)
 	return index << PIB_MR_KEY_SHIFT | key_byte;
 }
 
+/* Key indices: 24 bits; 0 is no MR's, so that no key is 0. */
+#define PIB_MR_INDEX_MASK	(U32_MAX >> PIB_MR_KEY_SHIFT)
+/*
+ * Random indices tried for a new MR: with at most PIB_MAX_MR of the 2^24
+ * taken, each try fails with a chance of 1 in 256 at worst.
+ */
+#define PIB_MR_INDEX_TRIES	16
+
+/*
+ * Reserve a random free index in the device's MR table. Any host on the
+ * LAN may try R_Keys: a key is 32 random bits (index and key byte), so
+ * one key tells nothing of the others, and a guess hits one of N MRs
+ * with a chance of N in 2^32. Lookups stay one xa_load().
+ */
+static int pib_mr_reserve_index(struct pib_dev *dev, u32 *index)
+{
+	unsigned int tries;
+	int err = -EBUSY;
+
+	for (tries = 0; err == -EBUSY && tries < PIB_MR_INDEX_TRIES; tries++) {
+		*index = get_random_u32() & PIB_MR_INDEX_MASK;
+		if (*index)
+			err = xa_insert(&dev->mrs, *index, NULL, PIB_GFP_USER);
+	}
+	return err == -EBUSY ? -ENOMEM : err;
+}
+
 static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 				   int access)
 {
@@ -38,8 +65,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	mr->access = access;
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->unused);
-	err = xa_alloc(&dev->mrs, &index, NULL,
-		       XA_LIMIT(1, U32_MAX >> PIB_MR_KEY_SHIFT), GFP_KERNEL);
+	err = pib_mr_reserve_index(dev, &index);
 	if (err) {
 		kfree(mr);
 		atomic_dec(&dev->mr_count);
