@@ -468,8 +468,9 @@ int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key)
  * @key: the new key (its low byte is the consumer's)
  * @access: IB_ACCESS_* flags
  *
- * Return: 0, or -EINVAL if the MR is valid already, of another PD, or the
- * key changes more than its low byte.
+ * Return: 0, or -EINVAL if the MR is valid already, of another PD, its
+ * pages do not cover [iova, iova + length) (pib_mr_copy_fast() looks up
+ * no page past them), or the key changes more than its low byte.
  */
 int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 {
@@ -477,7 +478,8 @@ int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 
 	if (mr->type != PIB_MR_FAST || ibmr->pd != pd || READ_ONCE(mr->valid) ||
 	    (key >> PIB_MR_KEY_SHIFT) != (ibmr->lkey >> PIB_MR_KEY_SHIFT) ||
-	    (u64)mr->nfast * ibmr->page_size < ibmr->length)
+	    (u64)mr->nfast * ibmr->page_size <
+	    (ibmr->iova & (ibmr->page_size - 1)) + ibmr->length)
 		return -EINVAL;
 	mr->access = access;
 	ibmr->lkey = key;
