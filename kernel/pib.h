@@ -476,6 +476,13 @@ struct pib_ring {
 	u32 cons;
 };
 
+/*
+ * Memory a process's verbs make the kernel keep (rings and what goes with
+ * them): charged to the process's memory cgroup, and refused with -ENOMEM
+ * rather than by the OOM killer when that is full.
+ */
+#define PIB_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL)
+
 static inline void *pib_ring_entry(const struct pib_ring *ring, u32 idx)
 {
 	return (u8 *)ring->hdr + PIB_RING_HDR_SIZE +
@@ -957,6 +964,7 @@ void pib_qp_work(struct work_struct *work);
 /* pib_comp.c: the completer, completions, the retransmit timer */
 void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status);
 void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status);
+void pib_comp_advance(struct pib_qp *qp);
 void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited);
 void pib_qp_flush(struct pib_qp *qp);
 void pib_qp_notify_cqs(struct pib_qp *qp);

@@ -112,12 +112,20 @@ static void pib_rq_flush_wqe(struct pib_qp *qp, struct pib_recv_wqe *wqe)
 /**
  * pib_qp_flush() - complete every outstanding WQE with IB_WC_WR_FLUSH_ERR
  * @qp: the QP, in ERR, its lock held
+ *
+ * What a user's rings hold is counted once, at most a ring's worth: a
+ * thread that keeps moving a producer index must not keep this going with
+ * interrupts off. WQEs posted meanwhile wait for the next flush (the next
+ * doorbell, post_recv, or modify_qp).
  */
 void pib_qp_flush(struct pib_qp *qp)
 {
 	struct pib_sq *sq = &qp->sq;
+	u32 n;
 
-	while (pib_ring_avail(&sq->ring, sq->ring.cons)) {
+	n = max(pib_ring_avail(&sq->ring, sq->ring.cons),
+		sq->fetched - sq->ring.cons);
+	for (; n; n--) {
 		if (sq->fetched == sq->ring.cons) {
 			memcpy(pib_sq_wqe(qp, sq->fetched),
 			       pib_ring_entry(&sq->ring, sq->fetched),
@@ -137,7 +145,8 @@ void pib_qp_flush(struct pib_qp *qp)
 	qp->resp.in_msg = false;
 	if (qp->srq)
 		return;
-	while (pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe))
+	n = pib_ring_avail(&qp->rq, qp->rq.cons);
+	for (; n && pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe); n--)
 		pib_rq_flush_wqe(qp, qp->resp.wqe);
 }
 
@@ -248,8 +257,16 @@ static void pib_comp_progress(struct pib_qp *qp)
 		mod_timer(&req->timer, jiffies + t);
 }
 
-/* Complete what the responder acknowledged, in order. */
-static void pib_comp_advance(struct pib_qp *qp)
+/**
+ * pib_comp_advance() - complete the send WQEs that are done, in order
+ * @qp: an RC QP, its lock held
+ *
+ * From the oldest on, up to the first the responder has not acknowledged
+ * (or answered in full, for READs and atomics): local WQEs (REG_MR,
+ * LOCAL_INV) the requester executed complete here, not before the
+ * requests ahead of them (IBA 10.8.3: completions in the order posted).
+ */
+void pib_comp_advance(struct pib_qp *qp)
 {
 	struct pib_req *req = &qp->req;
 	struct pib_send_wqe *wqe;

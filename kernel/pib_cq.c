@@ -6,7 +6,6 @@
  * completion), resizing, and overflow reported as IB_EVENT_CQ_ERR.
  */
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "pib.h"
@@ -30,7 +29,7 @@ static int pib_cq_alloc(struct pib_cq *cq, u32 num, struct ib_udata *udata,
 	*qps = NULL;
 	if (err || udata)
 		return err;
-	*qps = vcalloc(num, sizeof(**qps));
+	*qps = kvcalloc(num, sizeof(**qps), PIB_GFP_USER);
 	if (!*qps) {
 		pib_ring_free(ring);
 		return -ENOMEM;
@@ -97,7 +96,7 @@ int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct pib_cq *cq = to_pib_cq(ibcq);
 
 	pib_ring_free(&cq->ring);
-	vfree(cq->qps);
+	kvfree(cq->qps);
 	atomic_dec(&to_pib_dev(ibcq->device)->cq_count);
 	return 0;
 }
@@ -162,7 +161,7 @@ int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	/* On error the CQ keeps its new ring; the old one goes either way. */
 free:
 	pib_ring_free(&ring);
-	vfree(qps);
+	kvfree(qps);
 	return err;
 }
 

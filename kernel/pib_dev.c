@@ -199,20 +199,28 @@ static int pib_check_netdev(struct net_device *ndev)
 }
 
 /*
+ * Packets one context hands to the switch, with bottom halves off, before
+ * it leaves the rest to the transmit work: the queues fill from every QP
+ * of the device and from the receive softirq, as fast as they drain.
+ */
+#define PIB_TX_BUDGET	256
+
+/*
  * Hand what the port sent to the switch, in order. One context at a time
  * does it: one that finds another at it leaves its packets to that one,
  * which looks at the queues again once it is done and leaves what came
- * meanwhile to the transmit work.
+ * meanwhile, or what its budget did not cover, to the transmit work.
  */
 static void pib_dev_tx(struct pib_dev *dev)
 {
+	unsigned int budget = PIB_TX_BUDGET;
 	struct sk_buff *skb;
 
 	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags))
 		return;
 	/* ACKs first: behind data they would time out the peer's requests. */
-	while ((skb = skb_dequeue(&dev->ackq)) ||
-	       (skb = skb_dequeue(&dev->txq)))
+	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
+			    (skb = skb_dequeue(&dev->txq))))
 		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
 	clear_bit_unlock(PIB_TX_BUSY, &dev->tx_flags);
 	/* Pairs with test_and_set_bit() after a sender queued its packets. */
@@ -273,7 +281,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	dev->index = index;
 	dev->guid = cpu_to_be64(pib_guid_from_mac(ndev->dev_addr, index));
 	pib_port_init(&dev->port);
-	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
+	xa_init(&dev->mrs);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	dev->next_qpn = PIB_NUM_SPECIAL_QPS;
 	spin_lock_init(&dev->mcast_lock);
@@ -298,20 +306,6 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc), "%s %s",
 		 init_utsname()->nodename, name);
 	return dev;
-}
-
-/* Undo pib_dev_alloc() for a device that never got registered. */
-static void pib_dev_free(struct pib_dev *dev)
-{
-	mutex_lock(&pib_devs_lock);
-	list_del_init(&dev->list);
-	mutex_unlock(&pib_devs_lock);
-	xa_destroy(&dev->mrs);
-	xa_destroy(&dev->qps);
-	if (dev->sw)
-		pib_switch_put(dev->sw);
-	dev_put(dev->ndev);
-	ib_dealloc_device(&dev->ibdev);
 }
 
 /*
@@ -401,7 +395,8 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	return err;
 
 out_free:
-	pib_dev_free(dev);
+	/* pib_dev_dealloc() releases what the device holds, only there. */
+	ib_dealloc_device(&dev->ibdev);
 out_unlock:
 	mutex_unlock(&pib_add_lock);
 	/* ib_register_device() refuses a name in use with -ENFILE. */
@@ -409,17 +404,22 @@ out_unlock:
 }
 
 /**
- * pib_dev_dealloc() - release what a registered device holds
- * @ibdev: the device being unregistered
+ * pib_dev_dealloc() - release what a device holds
+ * @ibdev: the device
  *
  * The RDMA core calls this once, at the end of unregistration, whichever
- * way it was started (rdma link delete, netdev removal, module unload).
+ * way it was started (rdma link delete, netdev removal, module unload),
+ * and from ib_dealloc_device() for a device that never got registered,
+ * which may have no switch yet.
  */
 void pib_dev_dealloc(struct ib_device *ibdev)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
+	/* The switch forgets the device before another may take its index. */
 	mutex_lock(&pib_devs_lock);
+	if (dev->sw)
+		pib_switch_detach(dev->sw, dev);
 	list_del_init(&dev->list);
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
@@ -428,8 +428,8 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	skb_queue_purge(&dev->ackq);
-	pib_switch_detach(dev->sw, dev);
-	pib_switch_put(dev->sw);
+	if (dev->sw)
+		pib_switch_put(dev->sw);
 	dev_put(dev->ndev);
 }
 

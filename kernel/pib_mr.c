@@ -19,6 +19,33 @@ static u32 pib_mr_key(u32 index, u8 key_byte)
 	return index << PIB_MR_KEY_SHIFT | key_byte;
 }
 
+/* Key indices: 24 bits; 0 is no MR's, so that no key is 0. */
+#define PIB_MR_INDEX_MASK	(U32_MAX >> PIB_MR_KEY_SHIFT)
+/*
+ * Random indices tried for a new MR: with at most PIB_MAX_MR of the 2^24
+ * taken, each try fails with a chance of 1 in 256 at worst.
+ */
+#define PIB_MR_INDEX_TRIES	16
+
+/*
+ * Reserve a random free index in the device's MR table. Any host on the
+ * LAN may try R_Keys: a key is 32 random bits (index and key byte), so
+ * one key tells nothing of the others, and a guess hits one of N MRs
+ * with a chance of N in 2^32. Lookups stay one xa_load().
+ */
+static int pib_mr_reserve_index(struct pib_dev *dev, u32 *index)
+{
+	unsigned int tries;
+	int err = -EBUSY;
+
+	for (tries = 0; err == -EBUSY && tries < PIB_MR_INDEX_TRIES; tries++) {
+		*index = get_random_u32() & PIB_MR_INDEX_MASK;
+		if (*index)
+			err = xa_insert(&dev->mrs, *index, NULL, PIB_GFP_USER);
+	}
+	return err == -EBUSY ? -ENOMEM : err;
+}
+
 static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 				   int access)
 {
@@ -29,7 +56,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
 	if (err)
 		return ERR_PTR(err);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc(sizeof(*mr), PIB_GFP_USER);
 	if (!mr) {
 		atomic_dec(&dev->mr_count);
 		return ERR_PTR(-ENOMEM);
@@ -38,8 +65,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	mr->access = access;
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->unused);
-	err = xa_alloc(&dev->mrs, &index, NULL,
-		       XA_LIMIT(1, U32_MAX >> PIB_MR_KEY_SHIFT), GFP_KERNEL);
+	err = pib_mr_reserve_index(dev, &index);
 	if (err) {
 		kfree(mr);
 		atomic_dec(&dev->mr_count);
@@ -48,6 +74,25 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	mr->ibmr.lkey = pib_mr_key(index, get_random_u8());
 	mr->ibmr.rkey = mr->ibmr.lkey;
 	return mr;
+}
+
+/*
+ * Undo pib_mr_alloc() and what was built on it. Takes @dev from the caller:
+ * an MR that registration gives up on never had its ibmr.device set by
+ * the core.
+ */
+static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
+{
+	xa_erase(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT);
+	/* Wait for accesses in progress: they hold a reference each. */
+	if (!refcount_dec_and_test(&mr->users))
+		wait_for_completion(&mr->unused);
+	if (mr->umem)
+		ib_umem_release(mr->umem);
+	kvfree(mr->pages);
+	kfree(mr->fast);
+	kfree_rcu(mr, rcu);
+	atomic_dec(&dev->mr_count);
 }
 
 /* Make a built MR visible to the data path. */
@@ -78,7 +123,7 @@ static int pib_mr_user_pages(struct pib_mr *mr)
 
 	mr->page_off = ib_umem_offset(umem);
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), PIB_GFP_USER);
 	if (!mr->pages)
 		return -ENOMEM;
 	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
@@ -138,7 +183,7 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 fail:
-	pib_dereg_mr(&mr->ibmr, NULL);
+	pib_mr_free(dev, mr);
 	return ERR_PTR(err);
 }
 
@@ -157,7 +202,7 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_CAST(mr);
 	mr->fast = kcalloc(max_num_sg, sizeof(*mr->fast), GFP_KERNEL);
 	if (!mr->fast) {
-		pib_dereg_mr(&mr->ibmr, NULL);
+		pib_mr_free(dev, mr);
 		return ERR_PTR(-ENOMEM);
 	}
 	mr->max_fast = max_num_sg;
@@ -184,19 +229,7 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	struct pib_dev *dev = to_pib_dev(ibmr->device);
-	struct pib_mr *mr = to_pib_mr(ibmr);
-
-	xa_erase(&dev->mrs, ibmr->lkey >> PIB_MR_KEY_SHIFT);
-	/* Wait for accesses in progress: they hold a reference each. */
-	if (!refcount_dec_and_test(&mr->users))
-		wait_for_completion(&mr->unused);
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
-	kfree(mr->fast);
-	kfree_rcu(mr, rcu);
-	atomic_dec(&dev->mr_count);
+	pib_mr_free(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
 	return 0;
 }
 
@@ -449,8 +482,9 @@ int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key)
  * @key: the new key (its low byte is the consumer's)
  * @access: IB_ACCESS_* flags
  *
- * Return: 0, or -EINVAL if the MR is valid already, of another PD, or the
- * key changes more than its low byte.
+ * Return: 0, or -EINVAL if the MR is valid already, of another PD, its
+ * pages do not cover [iova, iova + length) (pib_mr_copy_fast() looks up
+ * no page past them), or the key changes more than its low byte.
  */
 int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 {
@@ -458,7 +492,8 @@ int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 
 	if (mr->type != PIB_MR_FAST || ibmr->pd != pd || READ_ONCE(mr->valid) ||
 	    (key >> PIB_MR_KEY_SHIFT) != (ibmr->lkey >> PIB_MR_KEY_SHIFT) ||
-	    (u64)mr->nfast * ibmr->page_size < ibmr->length)
+	    (u64)mr->nfast * ibmr->page_size <
+	    (ibmr->iova & (ibmr->page_size - 1)) + ibmr->length)
 		return -EINVAL;
 	mr->access = access;
 	ibmr->lkey = key;

@@ -5,14 +5,23 @@
  * attributes, flushing, destruction, and post_send/post_recv for kernel
  * consumers, which fill the same rings the provider fills.
  */
+#include <linux/overflow.h>
 #include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <rdma/ib_mad.h>
 
 #include "pib.h"
 #include "pib_abi.h"
 
 static struct workqueue_struct *pib_wq;
+
+/*
+ * The widest values of QP attributes that the IBA carries in a few bits:
+ * the RNR NAK timer code in 5 (the AETH's, IBA Table 45), and as the CM's
+ * REQ does, the local ACK timeout in 5 and the retry counts in 3.
+ */
+#define PIB_MAX_RNR_TIMER	31
+#define PIB_MAX_ACK_TIMEOUT	31
+#define PIB_MAX_RETRY		7
 
 /* Bytes of a send WQE with room for @max_sge SGEs or @max_inline bytes. */
 static u32 pib_swqe_stride(u32 max_sge, u32 max_inline)
@@ -71,8 +80,8 @@ static int pib_qp_alloc_sq(struct pib_qp *qp, struct ib_qp_cap *cap,
 	err = pib_ring_init(&sq->ring, num, stride, udata);
 	if (err)
 		return err;
-	sq->shadow = vzalloc(array_size(num, stride));
-	sq->st = vcalloc(num, sizeof(*sq->st));
+	sq->shadow = kvzalloc(array_size(num, stride), PIB_GFP_USER);
+	sq->st = kvcalloc(num, sizeof(*sq->st), PIB_GFP_USER);
 	if (!sq->shadow || !sq->st)
 		return -ENOMEM;
 	/* What the stride holds is what the consumer gets. */
@@ -109,9 +118,9 @@ static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 		cap->max_recv_wr = num;
 		cap->max_recv_sge = qp->rq_max_sge;
 	}
-	qp->resp.wqe = kzalloc(stride, GFP_KERNEL);
+	qp->resp.wqe = kzalloc(stride, PIB_GFP_USER);
 	qp->resp.res = kcalloc(PIB_MAX_RD_ATOMIC, sizeof(*qp->resp.res),
-			       GFP_KERNEL);
+			       PIB_GFP_USER);
 	if (!qp->resp.wqe || !qp->resp.res)
 		return -ENOMEM;
 	return 0;
@@ -120,8 +129,8 @@ static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 static void pib_qp_free_queues(struct pib_qp *qp)
 {
 	pib_ring_free(&qp->sq.ring);
-	vfree(qp->sq.shadow);
-	vfree(qp->sq.st);
+	kvfree(qp->sq.shadow);
+	kvfree(qp->sq.st);
 	pib_ring_free(&qp->rq);
 	kfree(qp->resp.wqe);
 	kfree(qp->resp.res);
@@ -317,6 +326,13 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 		return -EOPNOTSUPP;	/* no automatic path migration */
 	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num > PIB_MAX_QPN)
 		return -EINVAL;
+	/* The responder puts min_rnr_timer into its RNR NAKs as it is. */
+	if ((mask & IB_QP_MIN_RNR_TIMER &&
+	     attr->min_rnr_timer > PIB_MAX_RNR_TIMER) ||
+	    (mask & IB_QP_TIMEOUT && attr->timeout > PIB_MAX_ACK_TIMEOUT) ||
+	    (mask & IB_QP_RETRY_CNT && attr->retry_cnt > PIB_MAX_RETRY) ||
+	    (mask & IB_QP_RNR_RETRY && attr->rnr_retry > PIB_MAX_RETRY))
+		return -EINVAL;
 	return 0;
 }
 
@@ -493,7 +509,8 @@ static int pib_send_wr_to_wqe(struct pib_qp *qp, const struct ib_send_wr *wr,
 			   qp->sq.max_sge))
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)
-		len += wr->sg_list[i].length;
+		if (check_add_overflow(len, wr->sg_list[i].length, &len))
+			return -EINVAL;
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (len > qp->sq.max_inline)
 			return -EINVAL;

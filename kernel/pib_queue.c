@@ -14,7 +14,7 @@
 /**
  * struct pib_mmap_entry - a ring the provider may map
  * @rdma: the RDMA core's entry (offset, size, reference count)
- * @buf: the ring's memory (vmalloc_user)
+ * @buf: the ring's memory (vmalloc), freed with the entry (pib_mmap_free())
  */
 struct pib_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
@@ -45,7 +45,8 @@ int pib_ring_init(struct pib_ring *ring, u32 num, u32 stride,
 	ring->num = num;
 	ring->stride = stride;
 	ring->size = size;
-	ring->hdr = vmalloc_user(size);
+	/* vmalloc_user() would not charge the process for it. */
+	ring->hdr = __vmalloc(size, PIB_GFP_USER | __GFP_ZERO);
 	if (!ring->hdr)
 		return -ENOMEM;
 	if (!udata)
@@ -91,22 +92,46 @@ void pib_ring_describe(const struct pib_ring *ring, struct pib_ring_info *info)
  * pib_ring_free() - release a ring
  * @ring: the ring
  *
- * A process that still maps the ring keeps its pages (the mapping holds
- * references to them) until it unmaps; the offset stops being mappable.
+ * A user's ring stops being mappable here, but its memory goes with the
+ * mmap entry's last reference (pib_mmap_free()): pib_mmap() may be
+ * mapping it still. A process that maps the ring keeps its pages (the
+ * mapping holds references to them) until it unmaps.
  */
 void pib_ring_free(struct pib_ring *ring)
 {
 	if (ring->mmap)
 		rdma_user_mmap_entry_remove(ring->mmap);
+	else
+		vfree(ring->hdr);
 	ring->mmap = NULL;
-	vfree(ring->hdr);
 	ring->hdr = NULL;
 }
 
-/* The mmap entry's last reference went away: the ring itself is not ours. */
+/* The mmap entry's last reference went away, and with it the ring's memory. */
 void pib_mmap_free(struct rdma_user_mmap_entry *rdma)
 {
-	kfree(container_of(rdma, struct pib_mmap_entry, rdma));
+	struct pib_mmap_entry *e = container_of(rdma, struct pib_mmap_entry, rdma);
+
+	vfree(e->buf);
+	kfree(e);
+}
+
+/*
+ * Map the pages of @buf (vmalloc, zeroed, page aligned) into all of @vma,
+ * as remap_vmalloc_range() does for a vmalloc_user() area.
+ */
+static int pib_mmap_pages(struct vm_area_struct *vma, u8 *buf)
+{
+	unsigned long addr;
+	int err;
+
+	for (addr = vma->vm_start; addr < vma->vm_end; addr += PAGE_SIZE) {
+		err = vm_insert_page(vma, addr, vmalloc_to_page(buf));
+		if (err)
+			return err;
+		buf += PAGE_SIZE;
+	}
+	return 0;
 }
 
 /**
@@ -127,7 +152,7 @@ int pib_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 		return -EINVAL;
 	e = container_of(rdma, struct pib_mmap_entry, rdma);
 	if (vma->vm_end - vma->vm_start <= rdma->npages * PAGE_SIZE)
-		err = remap_vmalloc_range(vma, e->buf, 0);
+		err = pib_mmap_pages(vma, e->buf);
 	rdma_user_mmap_entry_put(rdma);
 	return err;
 }

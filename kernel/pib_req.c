@@ -214,9 +214,9 @@ static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	if (!r || !(r->qp_types & pib_qpt_bit(qp)) ||
 	    (qp->user && wqe->opcode == PIB_WR_REG_MR))
 		return false;
-	if (inl ? wqe->num_sge > qp->sq.max_inline ||
-		  (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC)) :
-		  wqe->num_sge > qp->sq.max_sge)
+	if (inl && (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC)))
+		return false;
+	if (wqe->num_sge > (inl ? qp->sq.max_inline : qp->sq.max_sge))
 		return false;
 	len = pib_wqe_len(wqe);
 	if (len < 0)
@@ -507,7 +507,12 @@ static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
 	return pib_psn_diff(req->psn, req->acked_psn) <= PIB_RC_WINDOW;
 }
 
-/* The WQE at req.cur is all sent: move on, complete it unless RC. */
+/*
+ * The WQE at req.cur is all sent, or executed if local: move on. UC and
+ * UD complete it now; RC when the responder acknowledged it, or a local
+ * WQE once the requests before it are (at once if there are none: no ACK
+ * will come for it).
+ */
 static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
 			     struct pib_swqe *st)
 {
@@ -516,10 +521,12 @@ static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	st->sent = true;
 	req->cur++;
 	req->offset = 0;
-	if (qp->ibqp.qp_type == IB_QPT_RC)
-		pib_req_arm_timer(qp);
-	else
+	if (qp->ibqp.qp_type != IB_QPT_RC)
 		pib_sq_complete(qp, IB_WC_SUCCESS);
+	else if (!st->npkts)
+		pib_comp_advance(qp);
+	else
+		pib_req_arm_timer(qp);
 }
 
 /*
@@ -556,7 +563,8 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			return false;	/* a response will kick the work */
 		}
 		if (!st->npkts) {
-			if (pib_req_local(qp, wqe)) {
+			/* Once: a retransmission passes over what ran. */
+			if (!st->sent && pib_req_local(qp, wqe)) {
 				pib_sq_complete_error(qp, IB_WC_MW_BIND_ERR);
 				return false;
 			}

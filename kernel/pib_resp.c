@@ -548,8 +548,9 @@ static int pib_resp_ud_scatter(struct pib_qp *qp, const struct pib_pkt *pkt,
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	struct pib_recv_wqe *wqe = qp->resp.wqe;
-	u32 i, room = 0;
+	u64 room = 0;	/* the process's SGE lengths: no u32 sum of them */
 	int err = 0;
+	u32 i;
 
 	for (i = 0; i < wqe->num_sge; i++)
 		room += wqe->sge[i].length;

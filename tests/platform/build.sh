@@ -3,10 +3,10 @@
 #
 # build.sh ROOT KVER BUILD [-- CMD...]: build pib inside the Debian root
 # ROOT with that release's own compiler, headers and rdma-core: the module
-# for its kernel KVER, the provider and the test tools, all into BUILD (make
-# BUILD=...). With "-- CMD...", run CMD in the root instead. The source tree
-# is bind-mounted at its own path in a private mount namespace, so nothing
-# stays mounted.
+# for its kernel KVER, the provider, the test tools and the kernel-consumer
+# checks (tests/kmod), all into BUILD (make BUILD=...). With "-- CMD...",
+# run CMD in the root instead. The source tree is bind-mounted at its own
+# path in a private mount namespace, so nothing stays mounted.
 set -euo pipefail
 root=${1:?usage: build.sh ROOT KVER BUILD [-- CMD...]}
 kver=${2:?usage: build.sh ROOT KVER BUILD [-- CMD...]}
@@ -28,4 +28,5 @@ unshare -m --propagation private bash -euo pipefail -c '
 	fi
 	in_root make -C "$src" -j2 all BUILD="$build" KDIR="/usr/src/linux-headers-$kver"
 	in_root make -s -C "$src/tests/tools" OUT="$build/tools"
+	in_root make -s -C "$src/tests/kmod" KVER="$kver" KDIR="/usr/src/linux-headers-$kver" OUT="$build/kmod/$kver"
 ' build.sh "$@"

@@ -15,10 +15,10 @@
 # they were, and the counters show the drops.
 . "$PIB_SRC/tests/lib.sh"
 
-forge=$PIB_SRC/build/tools/pib-forge
-victim=$PIB_SRC/build/tools/pib-victim
-integ=$PIB_SRC/build/tools/pib-integrity
-smp=$PIB_SRC/build/tools/pib-smp
+forge=$PIB_BUILD/tools/pib-forge
+victim=$PIB_BUILD/tools/pib-victim
+integ=$PIB_BUILD/tools/pib-integrity
+smp=$PIB_BUILD/tools/pib-smp
 dbg=/sys/kernel/debug/pib/eth0
 R=$PIB_RESULTS
 key=0x00000000c0ffee42

@@ -10,7 +10,7 @@
 # (the rig checks the guest's kernel log), and pib must unload after.
 . "$PIB_SRC/tests/lib.sh"
 
-forge=$PIB_SRC/build/tools/pib-forge
+forge=$PIB_BUILD/tools/pib-forge
 rounds=40
 
 if [ "$PIB_HOST" = 2 ]; then

@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pib-abuse: what a local, hostile process can do to a pib device through
+ * verbs and the rings it maps. Each test prints "ok - ..." or "FAIL - ...";
+ * the exit status is 1 if any check failed (2 for bad usage). The kernel's
+ * own complaints (oops, lockup) are for the test rig to catch.
+ *
+ *   pib-abuse -d DEV [-t SECONDS] TEST...
+ *
+ * Tests:
+ *   reg-mr      ibv_reg_mr of unmapped, PROT_NONE and kernel addresses fails
+ *               cleanly, and the device still works
+ *   memlock     as an unprivileged user with a small RLIMIT_MEMLOCK,
+ *               ibv_reg_mr of more than that fails with ENOMEM
+ *   keys        MR keys are not predictable: not a run of indices
+ *   limits      modify_qp refuses attributes wider than their IBA fields
+ *   flush-hang  a thread keeps the SQ and RQ producer indices ahead of the
+ *               kernel while the QP goes to ERR: the flush still ends
+ *   mmap-race   mmap of a CQ ring races its destruction and resize_cq
+ *   scribble    a thread writes random indices and entries into every
+ *               mapped ring while another creates, posts, flushes, resets,
+ *               resizes and destroys for -t seconds
+ *   objects MB  create big CQs, SRQs and QPs until the kernel refuses or MB
+ *               megabytes are asked for; run in a memory cgroup, it must
+ *               end with ENOMEM (not the OOM killer) before MB
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define PROG		"pib-abuse"
+#define MAX_MAPS	256
+/* struct pib_ring_hdr (kernel/pib_abi.h): producer, then consumer. */
+#define HDR_PRODUCER	0
+#define HDR_CONSUMER	64
+#define HDR_SIZE	128
+#define NOBODY		65534
+
+static const char *dev_name;
+static unsigned int seconds = 20;
+static int failures;
+
+static void ok(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("ok - ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+}
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FAIL - ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	failures++;
+}
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, PROG ": ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		die("no RDMA devices: %s", strerror(errno));
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("cannot open %s", dev_name);
+	return ctx;
+}
+
+/* A mapping of the uverbs file: a ring the provider mapped. */
+struct map {
+	uint8_t *start;
+	size_t len;
+	off_t off;
+};
+
+/* The rings mapped now, from /proc/self/maps. */
+static int uverbs_maps(struct map *maps, int max)
+{
+	unsigned long start, end, off;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	if (!f)
+		die("/proc/self/maps: %s", strerror(errno));
+	while (n < max && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "/dev/infiniband/uverbs") ||
+		    sscanf(line, "%lx-%lx %*s %lx", &start, &end, &off) != 3)
+			continue;
+		maps[n].start = (uint8_t *)start;
+		maps[n].len = end - start;
+		maps[n].off = (off_t)off;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static volatile uint32_t *ring_word(const struct map *m, size_t off)
+{
+	return (volatile uint32_t *)(m->start + off);
+}
+
+static struct ibv_cq *make_cq(struct ibv_context *ctx, int cqe)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, cqe, NULL, NULL, 0);
+
+	if (!cq)
+		die("ibv_create_cq(%d): %s", cqe, strerror(errno));
+	return cq;
+}
+
+static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			      struct ibv_srq *srq, enum ibv_qp_type type,
+			      uint32_t wr, uint32_t sge)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = wr, .max_recv_wr = srq ? 0 : wr,
+			 .max_send_sge = sge, .max_recv_sge = srq ? 0 : sge },
+	};
+
+	return ibv_create_qp(pd, &a);
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to itself (RC, UC). */
+static int qp_to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE,
+	};
+	bool ud = qp->qp_type == IBV_QPT_UD;
+	int err;
+
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    (ud ? IBV_QP_QKEY : IBV_QP_ACCESS_FLAGS));
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_256;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.port_num = 1;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | (ud ? 0 : IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			    (qp->qp_type == IBV_QPT_RC ? IBV_QP_MAX_DEST_RD_ATOMIC |
+			     IBV_QP_MIN_RNR_TIMER : 0)));
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			     (qp->qp_type == IBV_QPT_RC ? IBV_QP_TIMEOUT |
+			      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			      IBV_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+static int qp_to_state(struct ibv_qp *qp, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE);
+}
+
+/* The device still registers memory and creates a QP. */
+static void device_works(struct ibv_pd *pd, const char *after)
+{
+	static char buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_cq *cq = ibv_create_cq(pd->context, 4, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(pd, cq, NULL, IBV_QPT_RC, 4, 1) : NULL;
+
+	if (mr && qp)
+		ok("the device still works after %s", after);
+	else
+		fail("the device stopped working after %s: %s", after, strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+static void expect_reg_fails(struct ibv_pd *pd, void *addr, size_t len,
+			     const char *what)
+{
+	struct ibv_mr *mr = ibv_reg_mr(pd, addr, len, IBV_ACCESS_LOCAL_WRITE);
+
+	if (mr) {
+		fail("ibv_reg_mr of %s succeeded", what);
+		ibv_dereg_mr(mr);
+		return;
+	}
+	ok("ibv_reg_mr of %s fails: %s", what, strerror(errno));
+}
+
+static void test_reg_mr(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	size_t len = 1 << 20;
+	void *p;
+
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	munmap(p, len);
+	expect_reg_fails(pd, p, len, "an unmapped range");
+	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	expect_reg_fails(pd, p, len, "a PROT_NONE range");
+	munmap(p, len);
+	expect_reg_fails(pd, (void *)0xffff888000000000ul, 4096, "a kernel address");
+	device_works(pd, "failed registrations");
+	ibv_dealloc_pd(pd);
+}
+
+/* In a child that is nobody with RLIMIT_MEMLOCK of 64 KiB. */
+static int memlock_child(void)
+{
+	struct rlimit rl = { 64 << 10, 64 << 10 };
+	size_t len = 8 << 20;
+	struct ibv_context *ctx;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	char *buf;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) || setresgid(NOBODY, NOBODY, NOBODY) ||
+	    setresuid(NOBODY, NOBODY, NOBODY))
+		die("cannot become nobody with a small RLIMIT_MEMLOCK: %s", strerror(errno));
+	ctx = open_dev();
+	pd = ibv_alloc_pd(ctx);
+	buf = malloc(len);
+	if (!pd || !buf)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	memset(buf, 1, len);
+	mr = ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+	if (mr) {
+		fail("nobody registered 8 MiB over RLIMIT_MEMLOCK 64 KiB");
+		ibv_dereg_mr(mr);
+	} else if (errno != ENOMEM) {
+		fail("ibv_reg_mr over RLIMIT_MEMLOCK: %s, not ENOMEM", strerror(errno));
+	} else {
+		ok("ibv_reg_mr over RLIMIT_MEMLOCK fails with ENOMEM");
+	}
+	device_works(pd, "a registration over RLIMIT_MEMLOCK");
+	free(buf);
+	ibv_dealloc_pd(pd);
+	ibv_close_device(ctx);
+	return failures ? 1 : 0;
+}
+
+static void test_memlock(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid)
+		exit(memlock_child());
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("the unprivileged child failed (status 0x%x)", st);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * IBA keys: a 24-bit index and an 8-bit key. With indices handed out in
+ * order, a peer that sees one R_Key guesses its neighbours' in 256 tries.
+ */
+static void test_keys(struct ibv_context *ctx)
+{
+	enum { N = 64 };
+	static char buf[N][64];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr[N];
+	uint32_t idx[N];
+	int i, near = 0;
+
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	for (i = 0; i < N; i++) {
+		mr[i] = ibv_reg_mr(pd, buf[i], sizeof(buf[i]), IBV_ACCESS_LOCAL_WRITE);
+		if (!mr[i])
+			die("ibv_reg_mr: %s", strerror(errno));
+		idx[i] = mr[i]->lkey >> 8;
+	}
+	qsort(idx, N, sizeof(idx[0]), cmp_u32);
+	for (i = 1; i < N; i++)
+		near += idx[i] - idx[i - 1] < 256;
+	if (near > 2)
+		fail("%d of %d MR key indices lie within 256 of another (%#x .. %#x)",
+		     near, N - 1, idx[0], idx[N - 1]);
+	else
+		ok("MR key indices are spread (%#x .. %#x)", idx[0], idx[N - 1]);
+	for (i = 0; i < N; i++)
+		ibv_dereg_mr(mr[i]);
+	ibv_dealloc_pd(pd);
+}
+
+/* modify_qp with one attribute set to @val: the errno, 0 if accepted. */
+static int rtr_rts_with(struct ibv_qp *qp, int which, uint8_t val)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE,
+	};
+	int err;
+
+	qp_to_state(qp, IBV_QPS_RESET);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			  IBV_QP_ACCESS_FLAGS))
+		die("modify_qp to INIT: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_256;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = which == IBV_QP_MIN_RNR_TIMER ? val : 1;
+	a.ah_attr.port_num = 1;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (err || which == IBV_QP_MIN_RNR_TIMER)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = which == IBV_QP_TIMEOUT ? val : 14;
+	a.retry_cnt = which == IBV_QP_RETRY_CNT ? val : 7;
+	a.rnr_retry = which == IBV_QP_RNR_RETRY ? val : 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* IBA field widths: min_rnr_timer and timeout 5 bits, the retry counts 3. */
+static void test_limits(struct ibv_context *ctx)
+{
+	static const struct { int attr; const char *name; uint8_t max; } f[] = {
+		{ IBV_QP_MIN_RNR_TIMER, "min_rnr_timer", 31 },
+		{ IBV_QP_TIMEOUT, "timeout", 31 },
+		{ IBV_QP_RETRY_CNT, "retry_cnt", 7 },
+		{ IBV_QP_RNR_RETRY, "rnr_retry", 7 },
+	};
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = make_cq(ctx, 4);
+	struct ibv_qp *qp = make_qp(pd, cq, NULL, IBV_QPT_RC, 4, 1);
+	unsigned int i;
+	int err;
+
+	if (!qp)
+		die("ibv_create_qp: %s", strerror(errno));
+	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		err = rtr_rts_with(qp, f[i].attr, f[i].max + 1);
+		if (err == EINVAL)
+			ok("%s %d refused", f[i].name, f[i].max + 1);
+		else
+			fail("%s %d: %s, not EINVAL", f[i].name, f[i].max + 1,
+			     err ? strerror(err) : "accepted");
+		err = rtr_rts_with(qp, f[i].attr, f[i].max);
+		if (err)
+			fail("%s %d: %s", f[i].name, f[i].max, strerror(err));
+		else
+			ok("%s %d accepted", f[i].name, f[i].max);
+	}
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+}
+
+/*
+ * flush-hang: keep every mapped producer index LEAD entries ahead, for
+ * LEAD_SECONDS at most, from another CPU: a kernel that follows the
+ * producer in its flush goes on (with interrupts off) as long as the
+ * thread keeps up, and completes more WQEs than the rings held when the
+ * flush began. FLUSH_RING is the SQ's and RQ's size; LEAD is large, so
+ * that the thread gets the other CPU many times while the kernel flushes
+ * (an emulated guest on a busy host runs its CPUs by turns).
+ */
+#define FLUSH_RING	16384
+#define LEAD		16000
+#define LEAD_SECONDS	10
+static atomic_bool stop_lead;
+
+/* Run the calling thread on CPU @cpu, if there is one. */
+static void on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu >= sysconf(_SC_NPROCESSORS_ONLN))
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *lead_thread(void *arg)
+{
+	const struct map *maps = arg;
+	double end = now() + LEAD_SECONDS;
+	int i;
+
+	on_cpu(1);
+	while (!atomic_load_explicit(&stop_lead, memory_order_relaxed) &&
+	       now() < end)
+		for (i = 0; maps[i].len; i++)
+			*ring_word(&maps[i], HDR_PRODUCER) =
+				*ring_word(&maps[i], HDR_CONSUMER) + LEAD;
+	return NULL;
+}
+
+/* Flushed completions in @cq: of sends into @sq, of receives into @rq. */
+static void count_flushed(struct ibv_cq *cq, unsigned int *sq, unsigned int *rq)
+{
+	struct ibv_wc wc[64];
+	int n, i;
+
+	*sq = *rq = 0;
+	while ((n = ibv_poll_cq(cq, 64, wc)) > 0)
+		for (i = 0; i < n; i++)
+			if (wc[i].status == IBV_WC_WR_FLUSH_ERR)
+				++*(wc[i].opcode & IBV_WC_RECV ? rq : sq);
+}
+
+static void test_flush_hang(struct ibv_context *ctx)
+{
+	struct map before[MAX_MAPS], after[MAX_MAPS], rings[MAX_MAPS] = {};
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = make_cq(ctx, 65535);
+	int nb = uverbs_maps(before, MAX_MAPS), na, i, j, n = 0;
+	struct ibv_qp *qp = make_qp(pd, cq, NULL, IBV_QPT_RC, FLUSH_RING, 1);
+	unsigned int sq, rq;
+	double t0, t;
+	pthread_t th;
+
+	if (!qp || qp_to_rts(qp))
+		die("an RC QP in RTS: %s", strerror(errno));
+	na = uverbs_maps(after, MAX_MAPS);
+	for (i = 0; i < na; i++) {	/* the QP's rings: SQ and RQ */
+		for (j = 0; j < nb && before[j].start != after[i].start; j++)
+			;
+		if (j == nb && n < MAX_MAPS - 1)
+			rings[n++] = after[i];
+	}
+	if (n != 2)
+		die("found %d new ring mappings for the QP, not 2", n);
+	on_cpu(0);
+	atomic_store(&stop_lead, false);
+	if (pthread_create(&th, NULL, lead_thread, rings))
+		die("pthread_create");
+	usleep(100000);
+	t0 = now();
+	if (qp_to_state(qp, IBV_QPS_ERR))
+		fail("modify_qp to ERR: %s", strerror(errno));
+	t = now() - t0;
+	usleep(100000);
+	atomic_store(&stop_lead, true);
+	pthread_join(th, NULL);
+	count_flushed(cq, &sq, &rq);
+	if (t > 1 || sq > LEAD || rq > LEAD)
+		fail("the flush took %.3f s and flushed %u sends and %u receives, not %d each",
+		     t, sq, rq, LEAD);
+	else
+		ok("the flush took %.3f s and flushed %u sends and %u receives (%d posted)",
+		   t, sq, rq, LEAD);
+	ibv_destroy_qp(qp);
+	ibv_destroy_cq(cq);
+	device_works(pd, "a flush against a moving producer");
+	ibv_dealloc_pd(pd);
+}
+
+/* mmap-race: map the rings of CQs that are being destroyed or resized. */
+static atomic_bool stop_race;
+static _Atomic off_t race_off;
+static atomic_size_t race_len;
+static unsigned long maps_ok, maps_refused;
+/* Held while this process's mappings change: the rings are told apart. */
+static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void mmap_once(int fd, size_t len)
+{
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 atomic_load(&race_off));
+	if (p == MAP_FAILED) {
+		maps_refused++;
+		return;
+	}
+	maps_ok++;
+	/* Whatever got mapped must be readable and writable. */
+	((volatile uint8_t *)p)[len - 1] ^= 0;
+	munmap(p, len);
+}
+
+static void *mmap_thread(void *arg)
+{
+	int fd = *(int *)arg;
+	size_t len;
+
+	while (!atomic_load(&stop_race)) {
+		len = atomic_load(&race_len);
+		if (!len)
+			continue;
+		pthread_mutex_lock(&race_lock);
+		mmap_once(fd, len);
+		pthread_mutex_unlock(&race_lock);
+	}
+	return NULL;
+}
+
+/* The newest mapping of the uverbs file: the ring just created. */
+static bool newest_ring(const struct map *before, int nb, struct map *out)
+{
+	struct map m[MAX_MAPS];
+	int n = uverbs_maps(m, MAX_MAPS), i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nb && before[j].start != m[i].start; j++)
+			;
+		if (j == nb) {
+			*out = m[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void test_mmap_race(struct ibv_context *ctx)
+{
+	struct map before[MAX_MAPS], ring;
+	double end = now() + seconds;
+	unsigned long rounds = 0;
+	struct ibv_cq *cq;
+	pthread_t th;
+	int nb;
+
+	atomic_store(&stop_race, false);
+	atomic_store(&race_len, 0);
+	if (pthread_create(&th, NULL, mmap_thread, &ctx->cmd_fd))
+		die("pthread_create");
+	while (now() < end) {
+		pthread_mutex_lock(&race_lock);
+		nb = uverbs_maps(before, MAX_MAPS);
+		cq = make_cq(ctx, 65535);	/* 4 MiB: a long remap */
+		if (!newest_ring(before, nb, &ring))
+			die("the CQ's ring is not mapped");
+		pthread_mutex_unlock(&race_lock);
+		atomic_store(&race_off, ring.off);
+		atomic_store(&race_len, ring.len);
+		usleep(rounds % 7 * 100);
+		if (rounds % 2 && ibv_resize_cq(cq, 1024 + rounds % 1024))
+			fail("ibv_resize_cq: %s", strerror(errno));
+		usleep(rounds % 5 * 100);
+		ibv_destroy_cq(cq);
+		rounds++;
+	}
+	atomic_store(&stop_race, true);
+	pthread_join(th, NULL);
+	ok("%lu CQs destroyed or resized while being mapped (%lu maps, %lu refused)",
+	   rounds, maps_ok, maps_refused);
+}
+
+/*
+ * scribble: random indices and entries in every mapped ring, while the
+ * main thread keeps the kernel busy with those rings. Destruction, which
+ * unmaps rings, waits for the scribbler's pass to end.
+ */
+static pthread_rwlock_t maps_lock = PTHREAD_RWLOCK_INITIALIZER;
+static atomic_bool stop_scribble;
+
+static uint32_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return (uint32_t)(*s >> 11);
+}
+
+static void scribble_ring(const struct map *m, uint64_t *seed)
+{
+	volatile uint32_t *w;
+	uint32_t cons;
+
+	switch (rnd(seed) % 4) {
+	case 0:		/* anything at all */
+		*ring_word(m, HDR_PRODUCER) = rnd(seed);
+		break;
+	case 1:		/* plausible: a little ahead of the consumer */
+		cons = *ring_word(m, HDR_CONSUMER);
+		*ring_word(m, HDR_PRODUCER) = cons + rnd(seed) % 64;
+		break;
+	case 2:		/* the consumer index of a ring the kernel fills */
+		*ring_word(m, HDR_CONSUMER) = rnd(seed);
+		break;
+	default:	/* entries */
+		w = ring_word(m, HDR_SIZE + (rnd(seed) % (m->len - HDR_SIZE) & ~3ul));
+		*w = rnd(seed) % 3 ? rnd(seed) : rnd(seed) % 64;
+		break;
+	}
+}
+
+static void *scribble_thread(void *arg)
+{
+	uint64_t seed = (uintptr_t)arg | 1;
+	struct map m[MAX_MAPS];
+	int n, i, k;
+
+	while (!atomic_load(&stop_scribble)) {
+		pthread_rwlock_rdlock(&maps_lock);
+		n = uverbs_maps(m, MAX_MAPS);
+		for (k = 0; k < 2000 && n; k++) {
+			i = rnd(&seed) % n;
+			scribble_ring(&m[i], &seed);
+		}
+		pthread_rwlock_unlock(&maps_lock);
+	}
+	return NULL;
+}
+
+struct objs {
+	struct ibv_cq *cq;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp[3];
+	struct ibv_mr *mr;
+};
+
+static void post_some(struct objs *o, struct ibv_qp *qp, uint64_t *seed)
+{
+	struct ibv_sge sge = { (uintptr_t)o->mr->addr, rnd(seed) % 512, o->mr->lkey };
+	struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_recv_wr rwr = { .sg_list = &sge, .num_sge = 1 }, *bad_r;
+	struct ibv_send_wr *bad_s;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (o->srq)
+			ibv_post_srq_recv(o->srq, &rwr, &bad_r);
+		else
+			ibv_post_recv(qp, &rwr, &bad_r);
+		if (qp->qp_type != IBV_QPT_UD)
+			ibv_post_send(qp, &swr, &bad_s);
+	}
+}
+
+static void scribble_round(struct ibv_pd *pd, struct ibv_mr *mr, uint64_t *seed)
+{
+	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD };
+	struct objs o = { .mr = mr };
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 64, .max_sge = 2 } };
+	struct ibv_wc wc[16];
+	int i;
+
+	/* Mappings come and go only while the scribbler waits. */
+	pthread_rwlock_wrlock(&maps_lock);
+	o.cq = make_cq(pd->context, 64 + rnd(seed) % 256);
+	if (rnd(seed) % 2)
+		o.srq = ibv_create_srq(pd, &sa);
+	for (i = 0; i < 3; i++)
+		o.qp[i] = make_qp(pd, o.cq, types[i] == IBV_QPT_UD ? NULL : o.srq,
+				  types[i], 64, 2);
+	pthread_rwlock_unlock(&maps_lock);
+	for (i = 0; i < 3; i++)
+		if (o.qp[i] && !qp_to_rts(o.qp[i]))
+			post_some(&o, o.qp[i], seed);
+	ibv_poll_cq(o.cq, 16, wc);
+	pthread_rwlock_wrlock(&maps_lock);
+	if (rnd(seed) % 2)
+		ibv_resize_cq(o.cq, 32 + rnd(seed) % 512);
+	pthread_rwlock_unlock(&maps_lock);
+	for (i = 0; i < 3; i++) {
+		if (!o.qp[i])
+			continue;
+		qp_to_state(o.qp[i], IBV_QPS_ERR);
+		post_some(&o, o.qp[i], seed);
+		if (rnd(seed) % 2)
+			qp_to_state(o.qp[i], IBV_QPS_RESET);
+	}
+	pthread_rwlock_wrlock(&maps_lock);
+	for (i = 0; i < 3; i++)
+		if (o.qp[i])
+			ibv_destroy_qp(o.qp[i]);
+	if (o.srq)
+		ibv_destroy_srq(o.srq);
+	ibv_destroy_cq(o.cq);
+	pthread_rwlock_unlock(&maps_lock);
+}
+
+static void test_scribble(struct ibv_context *ctx)
+{
+	static char buf[4096];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	uint64_t seed = (uint64_t)time(NULL) * 2654435761u | 1;
+	double end = now() + seconds;
+	unsigned long rounds = 0;
+	pthread_t th;
+
+	if (!mr)
+		die("ibv_reg_mr: %s", strerror(errno));
+	printf("scribble seed %#llx\n", (unsigned long long)seed);
+	atomic_store(&stop_scribble, false);
+	if (pthread_create(&th, NULL, scribble_thread, (void *)(uintptr_t)seed))
+		die("pthread_create");
+	while (now() < end) {
+		scribble_round(pd, mr, &seed);
+		rounds++;
+	}
+	atomic_store(&stop_scribble, true);
+	pthread_join(th, NULL);
+	ok("%lu rounds of verbs on rings a thread scribbled on", rounds);
+	device_works(pd, "scribbled rings");
+	ibv_dereg_mr(mr);
+	ibv_dealloc_pd(pd);
+}
+
+/*
+ * objects: CQs of 65535 entries (4 MiB of ring), SRQs of 16384 WQEs of
+ * 32 SGEs (16 MiB) and QPs of 4096 WRs of 32 SGEs (12 MiB with the SQ's
+ * shadow), in turn, until one is refused or @mb MiB were asked for.
+ */
+static void test_objects(struct ibv_context *ctx, unsigned int mb)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16384, .max_sge = 32 } };
+	static void *objs[4096];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = make_cq(ctx, 16);
+	unsigned int n = 0, asked = 0, cost = 0;
+	int kind, err = 0, i;
+
+	while (!err && asked < mb && n < 4096) {
+		kind = n % 3;
+		errno = 0;
+		if (kind == 0) {
+			objs[n] = ibv_create_cq(ctx, 65535, NULL, NULL, 0);
+			cost = 4;
+		} else if (kind == 1) {
+			objs[n] = ibv_create_srq(pd, &sa);
+			cost = 16;
+		} else {
+			objs[n] = make_qp(pd, cq, NULL, IBV_QPT_RC, 4096, 32);
+			cost = 12;
+		}
+		if (!objs[n]) {
+			err = errno ? errno : EIO;
+			break;
+		}
+		asked += cost;
+		n++;
+	}
+	if (!err)
+		fail("%u objects, %u MiB of rings, and no refusal", n, asked);
+	else if (err != ENOMEM)
+		fail("object %u refused with %s, not ENOMEM", n, strerror(err));
+	else
+		ok("object %u (%u MiB of rings so far) refused with ENOMEM", n, asked);
+	for (i = n - 1; i >= 0; i--) {
+		if (i % 3 == 0)
+			ibv_destroy_cq(objs[i]);
+		else if (i % 3 == 1)
+			ibv_destroy_srq(objs[i]);
+		else
+			ibv_destroy_qp(objs[i]);
+	}
+	device_works(pd, "running out of memory");
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: " PROG " -d DEV [-t SECONDS] TEST...\n"
+		"tests: reg-mr memlock keys limits flush-hang mmap-race scribble\n"
+		"       objects MB\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+	int c, i;
+
+	while ((c = getopt(argc, argv, "d:t:")) != -1) {
+		if (c == 'd')
+			dev_name = optarg;
+		else if (c == 't')
+			seconds = atoi(optarg);
+		else
+			usage();
+	}
+	if (!dev_name || optind == argc)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ctx = open_dev();
+	for (i = optind; i < argc; i++) {
+		printf("== %s\n", argv[i]);
+		if (!strcmp(argv[i], "reg-mr"))
+			test_reg_mr(ctx);
+		else if (!strcmp(argv[i], "memlock"))
+			test_memlock();
+		else if (!strcmp(argv[i], "keys"))
+			test_keys(ctx);
+		else if (!strcmp(argv[i], "limits"))
+			test_limits(ctx);
+		else if (!strcmp(argv[i], "flush-hang"))
+			test_flush_hang(ctx);
+		else if (!strcmp(argv[i], "mmap-race"))
+			test_mmap_race(ctx);
+		else if (!strcmp(argv[i], "scribble"))
+			test_scribble(ctx);
+		else if (!strcmp(argv[i], "objects") && i + 1 < argc)
+			test_objects(ctx, atoi(argv[++i]));
+		else
+			usage();
+	}
+	ibv_close_device(ctx);
+	printf("%s: %d failure(s)\n", PROG, failures);
+	return failures ? 1 : 0;
+}
