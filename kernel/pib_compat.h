@@ -34,6 +34,18 @@
 #endif
 
 /*
+ * 6.11 let a driver mark its device's name as chosen by the user
+ * (reported to userspace over netlink, so that rdma-core's rdma_rename
+ * leaves it alone); rxe and siw mark the devices "rdma link add" makes.
+ * Before, no device was renamed by that rule, so there is nothing to do.
+ */
+#if PIB_LINUX_BEFORE(6, 11, 0)
+static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
+{
+}
+#endif
+
+/*
  * 6.16 renamed from_timer() to timer_container_of(); rxe's timer
  * callbacks use the new name since.
  */

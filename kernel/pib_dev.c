@@ -379,6 +379,8 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 	pib_port_link_update(dev, false);
 	rtnl_unlock();
 
+	/* The admin chose the name: udev's rdma_rename must keep it. */
+	ib_mark_name_assigned_by_user(&dev->ibdev);
 	get_device(&dev->ibdev.dev);
 	err = ib_register_device(&dev->ibdev, name, NULL);
 	if (err) {
