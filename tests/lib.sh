@@ -91,6 +91,25 @@ pib_fabric_up() {
 	barrier active
 }
 
+# ipoib_partitions: have pib_fabric_up's opensm give the IPoIB broadcast
+# group MTU 1024. On a 1500-byte LAN pib's IB MTU is 1024, below the 2048
+# of opensm's default group, which ports that cannot carry it may not join.
+ipoib_partitions() {
+	local part=$PIB_RESULTS/partitions.conf
+	echo 'Default=0x7fff, ipoib, mtu=3, defmember=full : ALL, ALL_SWITCHES=full, SELF=full;' >"$part"
+	PIB_OPENSM_ARGS="-P $part"
+}
+
+# ipoib_up [MODULE...]: load ib_ipoib (and MODULEs), give ib0 the address
+# 10.98.0.<host>/24 and wait until it has joined the broadcast group.
+ipoib_up() {
+	check "modprobe ib_ipoib $*" modprobe -a ib_ipoib "$@"
+	check "ib0 appears" wait_for 10 test -e /sys/class/net/ib0
+	check "ib0 address" ip addr add "10.98.0.$PIB_HOST/24" dev ib0
+	check "ib0 up" ip link set ib0 up
+	check "ib0 carrier (broadcast group joined)" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
+}
+
 # lid_of N: host N's LID (decimal), once pib_fabric_up is through.
 lid_of() { cat "$PIB_RESULTS/lid.$1"; }
 
@@ -158,6 +177,32 @@ pair_run() {
 	fi
 	[ "$PIB_HOSTS" = 1 ] || barrier "done-$name"
 	return "$st"
+}
+
+# cm_pair NAME SECONDS SERVER-CMD -- CLIENT-CMD: host1 serves, host2 connects.
+cm_pair() {
+	local name=$1 t=$2 srv=() out st=0
+	shift 2
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	out=$PIB_RESULTS/cm.$name.host$PIB_HOST
+	if [ "$PIB_HOST" = 1 ]; then
+		timeout "$t" "${srv[@]}" >"$out" 2>&1 &
+		local pid=$!
+		barrier "listen-$name"
+		wait $pid || st=$?
+	else
+		barrier "listen-$name"
+		sleep 2
+		timeout "$t" "$@" >"$out" 2>&1 || st=$?
+	fi
+	if [ $st = 0 ]; then
+		ok "$name"
+	else
+		fail "$name: exit $st:"
+		tail -n 15 "$out" | sed 's/^/    /'
+	fi
+	barrier "done-$name"
 }
 
 # verbs_suite: the unmodified tools every IB user runs, as pair_run pairs.

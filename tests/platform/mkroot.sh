@@ -7,9 +7,12 @@
 # tools the scenarios use. For trixie the root also holds the newest
 # kernel of trixie-backports, so one root serves two platforms.
 #
-# DIR/.complete marks a finished root; DIR/../kver.<KERNEL> name the
-# kernels (KERNEL as in tests/platform/platforms). The archive is the one
-# this machine's apt uses. Takes about 10 minutes.
+# DIR/.complete marks a finished root (holding the revision of this script
+# that made it: an older root is made again); DIR/../kver.<KERNEL> name the
+# kernels (KERNEL as in tests/platform/platforms). The packages of every
+# kernel's headers stay in DIR/var/cache/pib-headers/<KVER>/, for the
+# packages scenario to install a kernel's headers as a user would. The
+# archive is the one this machine's apt uses. Takes about 5 minutes.
 set -euo pipefail
 suite=${1:?usage: mkroot.sh SUITE DIR}
 root=${2:?usage: mkroot.sh SUITE DIR}
@@ -17,7 +20,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-[ -f "$root/.complete" ] && exit 0
+rev=2	# what .complete records; raise it when roots need remaking
+[ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
 
@@ -70,6 +74,17 @@ if [ "$suite" = trixie ]; then
 		die "installing trixie-backports' kernel failed, see $log"
 	kernel_of > "$(dirname "$root")/kver.trixie-backports"
 fi
+# keep_headers KVER: the .debs of KVER's headers, for the packages scenario.
+keep_headers() {
+	local dir=/var/cache/pib-headers/$1 k=${1%-amd64}
+	mkdir -p "$root$dir"
+	in_root sh -c "cd $dir && apt-get download linux-headers-$1 \
+		linux-headers-$k-common linux-kbuild-$k" ||
+		die "downloading the headers of $1 failed, see $log"
+}
+for k in $(cat "$(dirname "$root")"/kver.*); do
+	keep_headers "$k"
+done
 in_root apt-get clean
-touch "$root/.complete"
+echo "$rev" > "$root/.complete"
 echo "mkroot.sh: $suite root ready: kernels $(cat "$(dirname "$root")"/kver.* | tr '\n' ' ')"

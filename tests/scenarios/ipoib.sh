@@ -3,27 +3,18 @@
 # hosts: 2
 # timeout: 900
 # IPoIB and librdmacm across two hosts under opensm: ib0 joins the
-# broadcast group through the SA, IP runs over it (datagram and connected
-# mode), and rdma_cm resolves IPoIB addresses to pib ports for rping,
-# ucmatose, udaddy, mckey (multicast) and perftest -R.
-#
-# On a 1500-byte LAN pib's IB MTU is 1024, below the 2048 of opensm's
-# default IPoIB broadcast group, which ports that cannot carry it may not
-# join: the partition configuration gives the group MTU 1024 (mtu=3).
+# broadcast group through the SA (of MTU 1024: ipoib_partitions), IP runs
+# over it (datagram and connected mode), and rdma_cm resolves IPoIB
+# addresses to pib ports for rping, ucmatose, udaddy, mckey (multicast) and
+# perftest -R.
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
-part=$PIB_RESULTS/partitions.conf
-echo 'Default=0x7fff, ipoib, mtu=3, defmember=full : ALL, ALL_SWITCHES=full, SELF=full;' >"$part"
-PIB_OPENSM_ARGS="-P $part" pib_fabric_up
-me=10.98.0.$PIB_HOST
+ipoib_partitions
+pib_fabric_up
 other=10.98.0.$((3 - PIB_HOST))
 
-check "modprobe ib_ipoib rdma_ucm" modprobe -a ib_ipoib rdma_ucm
-check "ib0 appears" wait_for 10 test -e /sys/class/net/ib0
-check "ib0 address" ip addr add "$me/24" dev ib0
-check "ib0 up" ip link set ib0 up
-check "ib0 carrier (broadcast group joined)" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
+ipoib_up rdma_ucm
 expect_eq "ib0 MTU: the group's 1024 less the IPoIB header" "$(cat /sys/class/net/ib0/mtu)" 1020
 expect_match "ib0's address carries pibeth0's GID" "$(cat /sys/class/net/ib0/address)" \
 	"fe:80:00:00:00:00:00:00:50:54:00:ff:fe:99:00:0$PIB_HOST\$"
@@ -64,32 +55,6 @@ else
 	expect_eq "4 MiB over TCP on ib0 arrive intact" "$got" "$(cat "$PIB_RESULTS/ipoib.sha")"
 	barrier tcp-done
 fi
-
-# cm_pair NAME SECONDS SERVER-CMD -- CLIENT-CMD: host1 serves, host2 connects.
-cm_pair() {
-	local name=$1 t=$2 srv=() out st=0
-	shift 2
-	while [ "$1" != -- ]; do srv+=("$1"); shift; done
-	shift
-	out=$PIB_RESULTS/cm.$name.host$PIB_HOST
-	if [ "$PIB_HOST" = 1 ]; then
-		timeout "$t" "${srv[@]}" >"$out" 2>&1 &
-		local pid=$!
-		barrier "listen-$name"
-		wait $pid || st=$?
-	else
-		barrier "listen-$name"
-		sleep 2
-		timeout "$t" "$@" >"$out" 2>&1 || st=$?
-	fi
-	if [ $st = 0 ]; then
-		ok "$name"
-	else
-		fail "$name: exit $st:"
-		tail -n 15 "$out" | sed 's/^/    /'
-	fi
-	barrier "done-$name"
-}
 
 cm_pair rping 120 rping -s -a 10.98.0.1 -C 20 -S 4000 -V -- \
 	rping -c -a 10.98.0.1 -C 20 -S 4000 -V

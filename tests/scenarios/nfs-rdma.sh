@@ -12,19 +12,12 @@
 . "$PIB_SRC/tests/lib.sh"
 
 size=3145728
-me=10.98.0.$PIB_HOST
 server=10.98.0.1
 
 pib_install
-part=$PIB_RESULTS/partitions.conf
-echo 'Default=0x7fff, ipoib, mtu=3, defmember=full : ALL, ALL_SWITCHES=full, SELF=full;' >"$part"
-PIB_OPENSM_ARGS="-P $part" pib_fabric_up
-
-check "modprobe ib_ipoib rpcrdma" modprobe -a ib_ipoib rpcrdma
-check "ib0 appears" wait_for 10 test -e /sys/class/net/ib0
-check "ib0 address" ip addr add "$me/24" dev ib0
-check "ib0 up" ip link set ib0 up
-check "ib0 carrier" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
+ipoib_partitions
+pib_fabric_up
+ipoib_up rpcrdma
 barrier ipoib-up
 
 # sha FILE: its SHA-256.

@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 2
-# timeout: 1800
+# timeout: 2400
 # pib as a user of its Debian packages (make deb) gets it: apt installs
 # them, DKMS builds the module for the running kernel inside the guest
 # (slow under emulation), "rdma link add" loads it, opensm brings the
-# fabric up and ib_send_bw runs across the hosts through the packaged
-# provider; tshark decodes pib's packets through the packaged dissector
-# without being told about it. Purging the packages leaves nothing of
-# pib behind. The packages must be built before the run (make deb); the
-# guest has no network, so their dependencies come from the root.
+# fabric up, ib_send_bw runs across the hosts through the packaged
+# provider, and IPoIB carries ping and rping (rdma_cm); tshark decodes
+# pib's packets through the packaged dissector without being told about
+# it. On a root with a second kernel (Debian 13 and its backports), the
+# hosts start with the running kernel's headers only, and host1 then
+# installs the second kernel's headers: DKMS builds pib for it too.
+# Purging the packages leaves nothing of pib behind. The packages must be
+# built before the run (make deb); the guest has no network, so their
+# dependencies come from the root (mkroot.sh keeps the headers' packages).
 . "$PIB_SRC/tests/lib.sh"
 
 debs=${PIB_BUILD:-$PIB_SRC/build}/deb
@@ -31,6 +35,17 @@ pib_leftovers() {
 for i in 0:stdin 1:stdout 2:stderr; do
 	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
 done
+
+# The second kernel: one whose headers the root has, and their packages.
+second=""
+for d in /var/cache/pib-headers/*/; do
+	k=$(basename "$d")
+	[ "$k" != "$kver" ] && [ -d "/usr/src/linux-headers-$k" ] && second=$k
+done
+if [ -n "$second" ]; then
+	check "apt-get purge linux-headers-$second: only the running kernel's headers" \
+		apt-get purge -y "linux-headers-$second"
+fi
 
 pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
 check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
@@ -61,10 +76,16 @@ if [ "$PIB_HOST" = 2 ] && command -v dumpcap >/dev/null; then
 	dumpcap=$!
 fi
 barrier installed
+ipoib_partitions
 pib_fabric_up
 expect_match "ibstat: port Active" "$(ibstat pibeth0 1 2>&1)" "State: Active"
 PAIR_DEV=pibeth0
 pair_run send_bw 300 ib_send_bw -n 100 -F
+ipoib_up rdma_ucm
+barrier ipoib-up
+check "ping over ib0" ping -c 3 -W 5 "10.98.0.$((3 - PIB_HOST))"
+cm_pair rping 120 rping -s -a 10.98.0.1 -C 10 -S 4000 -V -- \
+	rping -c -a 10.98.0.1 -C 10 -S 4000 -V
 
 if [ -n "${dumpcap:-}" ]; then
 	kill -INT "$dumpcap" 2>/dev/null
@@ -80,8 +101,24 @@ fi
 
 barrier sent
 [ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
+check "ib0 down, ib_ipoib unloaded" modprobe -r ib_ipoib
 check "rdma link delete pibeth0" rdma link delete pibeth0
 check "modprobe -r pib" modprobe -r pib
+
+if [ "$PIB_HOST" = 1 ] && [ -n "$second" ]; then
+	start=$SECONDS
+	if out=$(apt-get install -y /var/cache/pib-headers/"$second"/*.deb 2>&1); then
+		ok "apt-get install linux-headers-$second ($((SECONDS - start)) s)"
+	else
+		fail "apt-get install linux-headers-$second:"
+		sed 's/^/    /' <<<"$out"
+	fi
+	grep -i 'dkms\|pib' <<<"$out"
+	expect_match "dkms status: pib installed for $second too" \
+		"$(dkms status -m pib -k "$second")" ": installed"
+	expect_match "modinfo -k $second: pib.ko from DKMS" "$(modinfo -k "$second" -n pib 2>&1)" \
+		"^/lib/modules/$second/updates/dkms/pib\.ko"
+fi
 check "apt-get purge pib-dkms ibverbs-provider-pib pib-tools" \
 	apt-get purge -y pib-dkms ibverbs-provider-pib pib-tools
 expect_eq "purged: no file of pib left" "$(pib_leftovers)" ""
