@@ -8,9 +8,9 @@
 # fabric up, ib_send_bw runs across the hosts through the packaged
 # provider, and IPoIB carries ping and rping (rdma_cm); tshark decodes
 # pib's packets through the packaged dissector without being told about
-# it. On a root with a second kernel (Debian 13 and its backports), the
-# hosts start with the running kernel's headers only, and host1 then
-# installs the second kernel's headers: DKMS builds pib for it too.
+# it. On a root with two kernels (Debian 13 and its backports), the hosts
+# start with the running kernel's headers only; when the other kernel is
+# newer, host1 then installs its headers: DKMS builds pib for it too.
 # Purging the packages leaves nothing of pib behind. The packages must be
 # built before the run (make deb); the guest has no network, so their
 # dependencies come from the root (mkroot.sh keeps the headers' packages).
@@ -36,16 +36,17 @@ for i in 0:stdin 1:stdout 2:stderr; do
 	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
 done
 
-# The second kernel: one whose headers the root has, and their packages.
+# The root's other kernels: their headers go first, so that the hosts
+# start with the running kernel's only. A newer one is the second kernel,
+# whose headers host1 installs again later, as a user does on upgrading.
 second=""
 for d in /var/cache/pib-headers/*/; do
 	k=$(basename "$d")
-	[ "$k" != "$kver" ] && [ -d "/usr/src/linux-headers-$k" ] && second=$k
+	[ "$k" != "$kver" ] && [ -d "/usr/src/linux-headers-$k" ] || continue
+	check "apt-get purge linux-headers-$k: only the running kernel's headers" \
+		apt-get purge -y "linux-headers-$k"
+	! dpkg --compare-versions "$k" gt "$kver" || second=$k
 done
-if [ -n "$second" ]; then
-	check "apt-get purge linux-headers-$second: only the running kernel's headers" \
-		apt-get purge -y "linux-headers-$second"
-fi
 
 pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
 check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
