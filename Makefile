@@ -51,7 +51,7 @@ KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test unit vmtest demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test unit demo bench clean check-kdir
 
 all: kernel provider
 
@@ -120,12 +120,11 @@ deb: provider
 unit:
 	$(MAKE) -C tests/unit
 
-# PLATFORM empty: the default platform's whole suite, then the platform
-# suite on every other platform. PLATFORM=NAME: the whole suite on NAME.
-vmtest: all
+# Every test: the unit tests and fuzzing (tests/run starts with them), the
+# default platform's whole suite, then the platform suite on every other
+# platform. PLATFORM=NAME: all of it on NAME only.
+test: all
 	bash tests/run --kver $(KVER) $(if $(PLATFORM),--platform $(PLATFORM),--all-platforms)
-
-test: unit vmtest
 
 demo: all
 	bash tests/demo --kver $(KVER)
