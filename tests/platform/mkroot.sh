@@ -55,7 +55,7 @@ chroot "$root" dpkg-divert --local --rename --add /usr/sbin/update-initramfs >>"
 ln -sf /bin/true "$root/usr/sbin/update-initramfs"
 in_root() {
 	mount -t proc proc "$root/proc"
-	trap 'umount "$root/proc"' RETURN
+	trap 'umount "$root/proc"; trap - RETURN' RETURN
 	DEBIAN_FRONTEND=noninteractive chroot "$root" "$@" >>"$log" 2>&1
 }
 in_root apt-get update || die "apt-get update in the root failed, see $log"
