@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-rev=2	# what .complete records; raise it when roots need remaking
+rev=3	# what .complete records; raise it when roots need remaking
 [ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
@@ -36,7 +36,7 @@ pkgs=(
 	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev
 	libudev-dev
 	# packages: building them (make deb) and installing them (DKMS)
-	dkms debhelper dh-dkms fakeroot
+	build-essential dkms debhelper dh-dkms fakeroot
 )
 log=$(dirname "$root")/mkroot.log
 echo "mkroot.sh: $suite root in $root (log: $log)"
