@@ -11,7 +11,8 @@
 #    unpredictable MR keys, QP attributes wider than the IBA's fields, a
 #    flush against a producer index a thread keeps moving, mmap racing
 #    destroy_cq and resize_cq, a thread scribbling on every mapped ring
-#    while another posts, flushes, resets and destroys;
+#    while another posts, flushes, resets and destroys; random verbs
+#    with random arguments, valid or not, on a pool of objects;
 #  - ring memory is charged to the process: in a memory cgroup, big CQs,
 #    SRQs and QPs end with ENOMEM, not with the OOM killer;
 #  - pib_ktest (a kernel consumer): REG_MR and LOCAL_INV at the tail of an
@@ -60,6 +61,7 @@ abuse "registrations, keys and attributes" reg-mr memlock keys limits
 abuse "flush against a moving producer" flush-hang
 abuse "mmap racing destroy_cq and resize_cq" -t 30 mmap-race
 abuse "verbs on scribbled rings" -t 60 scribble
+abuse "random verbs with random arguments" -t 60 verbs
 
 # Ring memory is charged to the process's memory cgroup.
 cg=/sys/fs/cgroup

@@ -20,6 +20,8 @@
  *   scribble    a thread writes random indices and entries into every
  *               mapped ring while another creates, posts, flushes, resets,
  *               resizes and destroys for -t seconds
+ *   verbs       random verbs with random arguments, valid or not, on a
+ *               pool of objects for -t seconds; the device still works
  *   objects MB  create big CQs, SRQs and QPs until the kernel refuses or MB
  *               megabytes are asked for; run in a memory cgroup, it must
  *               end with ENOMEM (not the OOM killer) before MB
@@ -783,6 +785,370 @@ static void test_scribble(struct ibv_context *ctx)
 }
 
 /*
+ * verbs: random verbs with random arguments, valid and not, on a pool of
+ * objects, for -t seconds: every verb must return (an error is fine), the
+ * process must not crash, and the device must still work afterwards.
+ */
+#define POOL	6
+
+struct pool {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd[POOL];
+	struct ibv_mr *mr[POOL];
+	struct ibv_cq *cq[POOL];
+	struct ibv_srq *srq[POOL];
+	struct ibv_qp *qp[POOL];
+	struct ibv_ah *ah[POOL];
+	uint8_t *buf;
+	size_t buf_len;
+	uint64_t seed;
+	unsigned long calls, fails;
+};
+
+static uint32_t pick(struct pool *p, uint32_t n)
+{
+	return rnd(&p->seed) % n;
+}
+
+/* A value of a field: mostly small and plausible, now and then anything. */
+static uint32_t any(struct pool *p, uint32_t plausible)
+{
+	switch (pick(p, 8)) {
+	case 0:
+		return rnd(&p->seed);
+	case 1:
+		return 0;
+	case 2:
+		return UINT32_MAX;
+	default:
+		return pick(p, plausible + 1);
+	}
+}
+
+static void *some(struct pool *p, void **objs)
+{
+	return objs[pick(p, POOL)];
+}
+
+static void counted(struct pool *p, int err)
+{
+	p->calls++;
+	if (err)
+		p->fails++;
+}
+
+static void v_pd(struct pool *p)
+{
+	int i = pick(p, POOL);
+
+	if (p->pd[i]) {
+		/* Refused (EBUSY) while objects use it: then it stays. */
+		if (!ibv_dealloc_pd(p->pd[i]))
+			p->pd[i] = NULL;
+		counted(p, p->pd[i] != NULL);
+		return;
+	}
+	p->pd[i] = ibv_alloc_pd(p->ctx);
+	counted(p, !p->pd[i]);
+}
+
+static void v_mr(struct pool *p)
+{
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+	int i = pick(p, POOL), access = any(p, 0x3f);
+	size_t off = pick(p, p->buf_len), len = any(p, p->buf_len - off);
+
+	if (p->mr[i]) {
+		counted(p, ibv_dereg_mr(p->mr[i]));
+		p->mr[i] = NULL;
+		return;
+	}
+	if (!pd)
+		return;
+	p->mr[i] = ibv_reg_mr(pd, p->buf + off, len, access);
+	counted(p, !p->mr[i]);
+}
+
+static void v_cq(struct pool *p)
+{
+	int i = pick(p, POOL);
+	struct ibv_wc wc[8];
+
+	if (!p->cq[i]) {
+		p->cq[i] = ibv_create_cq(p->ctx, (int)any(p, 300), NULL, NULL, 0);
+		counted(p, !p->cq[i]);
+		return;
+	}
+	switch (pick(p, 4)) {
+	case 0:
+		counted(p, ibv_resize_cq(p->cq[i], (int)any(p, 600)));
+		break;
+	case 1:
+		counted(p, ibv_req_notify_cq(p->cq[i], pick(p, 2)));
+		break;
+	case 2:
+		counted(p, ibv_poll_cq(p->cq[i], 8, wc) < 0);
+		break;
+	default:
+		if (!ibv_destroy_cq(p->cq[i]))
+			p->cq[i] = NULL;
+		counted(p, p->cq[i] != NULL);
+	}
+}
+
+static void v_srq(struct pool *p)
+{
+	struct ibv_srq_init_attr a = { .attr = { .max_wr = any(p, 100),
+		.max_sge = any(p, 4), .srq_limit = any(p, 50) } };
+	struct ibv_srq_attr m = { .max_wr = any(p, 200), .srq_limit = any(p, 50) };
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+	int i = pick(p, POOL);
+
+	if (!p->srq[i]) {
+		if (pd) {
+			p->srq[i] = ibv_create_srq(pd, &a);
+			counted(p, !p->srq[i]);
+		}
+	} else if (pick(p, 2)) {
+		counted(p, ibv_modify_srq(p->srq[i], &m, any(p, 3)));
+	} else {
+		if (!ibv_destroy_srq(p->srq[i]))
+			p->srq[i] = NULL;
+		counted(p, p->srq[i] != NULL);
+	}
+}
+
+static void v_create_qp(struct pool *p, int i)
+{
+	static const enum ibv_qp_type types[] = {
+		IBV_QPT_RC, IBV_QPT_UC, IBV_QPT_UD, IBV_QPT_RAW_PACKET,
+		IBV_QPT_XRC_SEND, 0, 99,
+	};
+	struct ibv_qp_init_attr a = {
+		.send_cq = some(p, (void **)p->cq), .recv_cq = some(p, (void **)p->cq),
+		.srq = pick(p, 3) ? NULL : some(p, (void **)p->srq),
+		.qp_type = types[pick(p, sizeof(types) / sizeof(types[0]))],
+		.sq_sig_all = (int)pick(p, 2),
+		.cap = { .max_send_wr = any(p, 64), .max_recv_wr = any(p, 64),
+			 .max_send_sge = any(p, 4), .max_recv_sge = any(p, 4),
+			 .max_inline_data = any(p, 256) },
+	};
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+
+	if (!pd || !a.send_cq || !a.recv_cq)
+		return;
+	p->qp[i] = ibv_create_qp(pd, &a);
+	counted(p, !p->qp[i]);
+}
+
+static void v_modify_qp(struct pool *p, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = any(p, IBV_QPS_ERR), .cur_qp_state = any(p, IBV_QPS_ERR),
+		.path_mtu = any(p, 5), .qkey = rnd(&p->seed), .rq_psn = rnd(&p->seed),
+		.sq_psn = rnd(&p->seed), .dest_qp_num = any(p, 64),
+		.qp_access_flags = any(p, 0xf), .pkey_index = any(p, 2),
+		.port_num = pick(p, 4) ? 1 : any(p, 3), .timeout = any(p, 31),
+		.retry_cnt = any(p, 7), .rnr_retry = any(p, 7),
+		.min_rnr_timer = any(p, 31), .max_rd_atomic = any(p, 16),
+		.max_dest_rd_atomic = any(p, 16), .sq_draining = pick(p, 2),
+		.en_sqd_async_notify = pick(p, 2),
+		.ah_attr = { .dlid = any(p, 4), .sl = any(p, 15), .port_num = 1,
+			     .static_rate = any(p, 18), .is_global = pick(p, 2),
+			     .grh = { .sgid_index = any(p, 2), .hop_limit = any(p, 255) } },
+	};
+	int mask = (int)(rnd(&p->seed) & 0x1fffff) | IBV_QP_STATE;
+
+	counted(p, ibv_modify_qp(qp, &a, pick(p, 4) ? mask : (int)rnd(&p->seed)));
+}
+
+static void v_post(struct pool *p, struct ibv_qp *qp)
+{
+	struct ibv_mr *mr = some(p, (void **)p->mr);
+	struct ibv_sge sge[6];
+	struct ibv_send_wr s = { .sg_list = sge, .num_sge = (int)pick(p, 7),
+		.opcode = any(p, 16), .send_flags = any(p, 31),
+		.wr_id = rnd(&p->seed) };
+	struct ibv_recv_wr r = { .sg_list = sge, .num_sge = s.num_sge }, *bad_r;
+	struct ibv_send_wr *bad_s;
+	struct ibv_ah *ah = some(p, (void **)p->ah);
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		sge[i].addr = mr && pick(p, 4) ? (uintptr_t)mr->addr + any(p, 256) :
+			      ((uint64_t)rnd(&p->seed) << 32 | rnd(&p->seed));
+		sge[i].length = any(p, 4096);
+		sge[i].lkey = mr && pick(p, 4) ? mr->lkey : rnd(&p->seed);
+		/* The provider copies inline data here, in this process. */
+		if (s.send_flags & IBV_SEND_INLINE) {
+			sge[i].addr = (uintptr_t)p->buf + pick(p, p->buf_len / 2);
+			sge[i].length = pick(p, p->buf_len / 2);
+		}
+	}
+	s.wr.rdma.remote_addr = sge[0].addr + any(p, 64);
+	s.wr.rdma.rkey = mr && pick(p, 4) ? mr->rkey : rnd(&p->seed);
+	if (qp->qp_type == IBV_QPT_UD) {
+		if (!ah)
+			return;
+		s.wr.ud.ah = ah;
+		s.wr.ud.remote_qpn = any(p, 64);
+		s.wr.ud.remote_qkey = rnd(&p->seed);
+	}
+	if (pick(p, 2))
+		counted(p, ibv_post_send(qp, &s, &bad_s));
+	else if (qp->srq)
+		counted(p, ibv_post_srq_recv(qp->srq, &r, &bad_r));
+	else
+		counted(p, ibv_post_recv(qp, &r, &bad_r));
+}
+
+static void v_qp(struct pool *p)
+{
+	union ibv_gid gid = { .raw = { 0xff, 0x12, 0x40, 0x1b } };
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+	int i = pick(p, POOL);
+
+	if (!p->qp[i]) {
+		v_create_qp(p, i);
+		return;
+	}
+	switch (pick(p, 8)) {
+	case 0:
+		if (!ibv_destroy_qp(p->qp[i]))
+			p->qp[i] = NULL;
+		counted(p, p->qp[i] != NULL);
+		break;
+	case 1:
+		counted(p, ibv_query_qp(p->qp[i], &a, (int)rnd(&p->seed), &init));
+		break;
+	case 2:
+		gid.raw[15] = pick(p, 4);
+		if (pick(p, 2))
+			counted(p, ibv_attach_mcast(p->qp[i], &gid, any(p, 0xc004)));
+		else
+			counted(p, ibv_detach_mcast(p->qp[i], &gid, any(p, 0xc004)));
+		break;
+	case 3:
+	case 4:
+		v_modify_qp(p, p->qp[i]);
+		break;
+	default:
+		v_post(p, p->qp[i]);
+	}
+}
+
+static void v_ah(struct pool *p)
+{
+	struct ibv_ah_attr a = { .dlid = any(p, 4), .sl = any(p, 15),
+		.src_path_bits = any(p, 3), .static_rate = any(p, 18),
+		.is_global = pick(p, 2), .port_num = pick(p, 4) ? 1 : any(p, 3),
+		.grh = { .sgid_index = any(p, 2), .hop_limit = any(p, 255),
+			 .flow_label = rnd(&p->seed), .traffic_class = any(p, 255) } };
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+	int i = pick(p, POOL);
+
+	if (p->ah[i]) {
+		counted(p, ibv_destroy_ah(p->ah[i]));
+		p->ah[i] = NULL;
+	} else if (pd) {
+		p->ah[i] = ibv_create_ah(pd, &a);
+		counted(p, !p->ah[i]);
+	}
+}
+
+static void v_query(struct pool *p)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	__be16 pkey;
+	struct ibv_mw *mw;
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+
+	switch (pick(p, 4)) {
+	case 0:
+		counted(p, ibv_query_port(p->ctx, any(p, 2), &pa));
+		break;
+	case 1:
+		counted(p, ibv_query_gid(p->ctx, 1, (int)any(p, 2), &gid));
+		break;
+	case 2:
+		counted(p, ibv_query_pkey(p->ctx, 1, (int)any(p, 2), &pkey));
+		break;
+	default:
+		if (!pd)
+			break;
+		mw = ibv_alloc_mw(pd, any(p, 2));
+		counted(p, !mw);
+		if (mw)
+			ibv_dealloc_mw(mw);
+	}
+}
+
+/* Destroy everything, users before what they use. */
+static void pool_clear(struct pool *p)
+{
+	int i;
+
+	for (i = 0; i < POOL; i++) {
+		if (p->qp[i] && ibv_destroy_qp(p->qp[i]))
+			fail("ibv_destroy_qp: %s", strerror(errno));
+		if (p->ah[i] && ibv_destroy_ah(p->ah[i]))
+			fail("ibv_destroy_ah: %s", strerror(errno));
+		p->qp[i] = NULL;
+		p->ah[i] = NULL;
+	}
+	for (i = 0; i < POOL; i++) {
+		if (p->srq[i] && ibv_destroy_srq(p->srq[i]))
+			fail("ibv_destroy_srq: %s", strerror(errno));
+		if (p->mr[i] && ibv_dereg_mr(p->mr[i]))
+			fail("ibv_dereg_mr: %s", strerror(errno));
+		p->srq[i] = NULL;
+		p->mr[i] = NULL;
+	}
+	for (i = 0; i < POOL; i++) {
+		if (p->cq[i] && ibv_destroy_cq(p->cq[i]))
+			fail("ibv_destroy_cq: %s", strerror(errno));
+		if (p->pd[i] && ibv_dealloc_pd(p->pd[i]))
+			fail("ibv_dealloc_pd: %s", strerror(errno));
+		p->cq[i] = NULL;
+		p->pd[i] = NULL;
+	}
+}
+
+static void test_verbs(struct ibv_context *ctx)
+{
+	static void (*const verbs[])(struct pool *p) = {
+		v_pd, v_mr, v_mr, v_cq, v_cq, v_srq, v_qp, v_qp, v_qp, v_qp,
+		v_qp, v_ah, v_query,
+	};
+	struct pool p = { .ctx = ctx, .buf_len = 1 << 16 };
+	double end = now() + seconds;
+	struct ibv_pd *pd;
+	unsigned long rounds = 0;
+
+	p.seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ull | 1;
+	printf("verbs seed %#llx\n", (unsigned long long)p.seed);
+	p.buf = aligned_alloc(4096, p.buf_len);
+	if (!p.buf)
+		die("out of memory");
+	while (now() < end) {
+		verbs[pick(&p, sizeof(verbs) / sizeof(verbs[0]))](&p);
+		/* Now and then start over, so that creation gets tried again. */
+		if (++rounds % 5000 == 0)
+			pool_clear(&p);
+	}
+	pool_clear(&p);
+	ok("%lu random verbs (%lu refused), all returned", p.calls, p.fails);
+	pd = ibv_alloc_pd(ctx);
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	device_works(pd, "random verbs");
+	ibv_dealloc_pd(pd);
+	free(p.buf);
+}
+
+/*
  * objects: CQs of 65535 entries (4 MiB of ring), SRQs of 16384 WQEs of
  * 32 SGEs (16 MiB) and QPs of 4096 WRs of 32 SGEs (12 MiB with the SQ's
  * shadow), in turn, until one is refused or @mb MiB were asked for.
@@ -839,7 +1205,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " -d DEV [-t SECONDS] TEST...\n"
 		"tests: reg-mr memlock keys limits flush-hang mmap-race scribble\n"
-		"       objects MB\n");
+		"       verbs objects MB\n");
 	exit(2);
 }
 
@@ -876,6 +1242,8 @@ int main(int argc, char **argv)
 			test_mmap_race(ctx);
 		else if (!strcmp(argv[i], "scribble"))
 			test_scribble(ctx);
+		else if (!strcmp(argv[i], "verbs"))
+			test_verbs(ctx);
 		else if (!strcmp(argv[i], "objects") && i + 1 < argc)
 			test_objects(ctx, atoi(argv[++i]));
 		else
