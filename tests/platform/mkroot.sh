@@ -10,8 +10,9 @@
 # DIR/.complete marks a finished root (holding the revision of this script
 # that made it: an older root is made again); DIR/../kver.<KERNEL> name the
 # kernels (KERNEL as in tests/platform/platforms). The packages of every
-# kernel's headers stay in DIR/var/cache/pib-headers/<KVER>/, for the
-# packages scenario to install a kernel's headers as a user would. The
+# kernel's headers (with the linux-headers-amd64 that depends on them) stay
+# in DIR/var/cache/pib-headers/<KVER>/, for the packages scenario to
+# install a kernel's headers as a user would. The
 # archive is the one this machine's apt uses. Takes about 5 minutes.
 set -euo pipefail
 suite=${1:?usage: mkroot.sh SUITE DIR}
@@ -20,7 +21,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-rev=3	# what .complete records; raise it when roots need remaking
+rev=4	# what .complete records; raise it when roots need remaking
 [ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
@@ -74,12 +75,17 @@ if [ "$suite" = trixie ]; then
 		die "installing trixie-backports' kernel failed, see $log"
 	kernel_of > "$(dirname "$root")/kver.trixie-backports"
 fi
-# keep_headers KVER: the .debs of KVER's headers, for the packages scenario.
+# keep_headers KVER: the .debs of KVER's headers and of the version of
+# linux-headers-amd64 that pulls them in, for the packages scenario.
 keep_headers() {
-	local dir=/var/cache/pib-headers/$1 k=${1%-amd64}
+	local dir=/var/cache/pib-headers/$1 k=${1%-amd64} meta
+	meta=$(chroot "$root" apt-cache show linux-headers-amd64 |
+		awk -v h="linux-headers-$1 " '/^Version:/ { v = $2 }
+			/^Depends:/ && index($0, h) { print v; exit }')
+	[ -n "$meta" ] || die "no linux-headers-amd64 depends on linux-headers-$1"
 	mkdir -p "$root$dir"
 	in_root sh -c "cd $dir && apt-get download linux-headers-$1 \
-		linux-headers-$k-common linux-kbuild-$k" ||
+		linux-headers-$k-common linux-kbuild-$k linux-headers-amd64=$meta" ||
 		die "downloading the headers of $1 failed, see $log"
 }
 for k in $(cat "$(dirname "$root")"/kver.*); do

@@ -37,8 +37,9 @@ for i in 0:stdin 1:stdout 2:stderr; do
 done
 
 # The root's other kernels: their headers go first, so that the hosts
-# start with the running kernel's only. A newer one is the second kernel,
-# whose headers host1 installs again later, as a user does on upgrading.
+# start with the running kernel's only, installed through
+# linux-headers-amd64 as on a Debian host. A newer one is the second
+# kernel, whose headers host1 installs later, as a user does on upgrading.
 second=""
 for d in /var/cache/pib-headers/*/; do
 	k=$(basename "$d")
@@ -47,6 +48,10 @@ for d in /var/cache/pib-headers/*/; do
 		apt-get purge -y "linux-headers-$k"
 	! dpkg --compare-versions "$k" gt "$kver" || second=$k
 done
+if [ -d "/var/cache/pib-headers/$kver" ]; then
+	check "linux-headers-amd64 for $kver" \
+		apt-get install -y /var/cache/pib-headers/"$kver"/linux-headers-amd64_*.deb
+fi
 
 pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
 check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
