@@ -20,8 +20,9 @@
  *   scribble    a thread writes random indices and entries into every
  *               mapped ring while another creates, posts, flushes, resets,
  *               resizes and destroys for -t seconds
- *   verbs       random verbs with random arguments, valid or not, on a
- *               pool of objects for -t seconds; the device still works
+ *   verbs       as nobody, random verbs with random arguments, valid or
+ *               not, on a pool of objects for -t seconds; the device still
+ *               works
  *   objects MB  create big CQs, SRQs and QPs until the kernel refuses or MB
  *               megabytes are asked for; run in a memory cgroup, it must
  *               end with ENOMEM (not the OOM killer) before MB
@@ -1116,7 +1117,7 @@ static void pool_clear(struct pool *p)
 	}
 }
 
-static void test_verbs(struct ibv_context *ctx)
+static void verbs_run(struct ibv_context *ctx)
 {
 	static void (*const verbs[])(struct pool *p) = {
 		v_pd, v_mr, v_mr, v_cq, v_cq, v_srq, v_qp, v_qp, v_qp, v_qp,
@@ -1146,6 +1147,33 @@ static void test_verbs(struct ibv_context *ctx)
 	device_works(pd, "random verbs");
 	ibv_dealloc_pd(pd);
 	free(p.buf);
+}
+
+/*
+ * As a local user: nobody, with RLIMIT_MEMLOCK of 32 MiB (a root process
+ * may pin all memory, with any HCA; random lengths would make it do so).
+ */
+static void test_verbs(void)
+{
+	struct rlimit rl = { 32 << 20, 32 << 20 };
+	struct ibv_context *ctx;
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) ||
+		    setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			die("cannot become nobody: %s", strerror(errno));
+		ctx = open_dev();
+		verbs_run(ctx);
+		ibv_close_device(ctx);
+		exit(failures ? 1 : 0);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("the unprivileged child failed (status 0x%x)", st);
 }
 
 /*
@@ -1243,7 +1271,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "scribble"))
 			test_scribble(ctx);
 		else if (!strcmp(argv[i], "verbs"))
-			test_verbs(ctx);
+			test_verbs();
 		else if (!strcmp(argv[i], "objects") && i + 1 < argc)
 			test_objects(ctx, atoi(argv[++i]));
 		else
