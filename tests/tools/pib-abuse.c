@@ -1003,12 +1003,39 @@ static void v_post(struct pool *p, struct ibv_qp *qp)
 		counted(p, ibv_post_recv(qp, &r, &bad_r));
 }
 
+/*
+ * A multicast group of the few the test uses, or now and then a GID that is
+ * not multicast (attach must refuse it) and any LID.
+ */
+static void mgid_of(struct pool *p, union ibv_gid *gid, uint16_t *lid)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[0] = 0xff;
+	gid->raw[1] = 0x12;
+	gid->raw[15] = pick(p, 4);
+	*lid = 0xc001 + gid->raw[15];
+	if (!pick(p, 8)) {
+		gid->raw[0] = pick(p, 0xff);
+		*lid = rnd(&p->seed);
+	}
+}
+
+/* Detach the groups the test uses: a QP in a group cannot be destroyed. */
+static void qp_leave(struct ibv_qp *qp)
+{
+	union ibv_gid gid = { .raw = { 0xff, 0x12 } };
+
+	for (gid.raw[15] = 0; gid.raw[15] < 4; gid.raw[15]++)
+		ibv_detach_mcast(qp, &gid, 0xc001 + gid.raw[15]);
+}
+
 static void v_qp(struct pool *p)
 {
-	union ibv_gid gid = { .raw = { 0xff, 0x12, 0x40, 0x1b } };
 	struct ibv_qp_init_attr init;
 	struct ibv_qp_attr a;
+	union ibv_gid gid;
 	int i = pick(p, POOL);
+	uint16_t lid;
 
 	if (!p->qp[i]) {
 		v_create_qp(p, i);
@@ -1016,6 +1043,9 @@ static void v_qp(struct pool *p)
 	}
 	switch (pick(p, 8)) {
 	case 0:
+		if (pick(p, 2))
+			qp_leave(p->qp[i]);
+		/* Refused (EBUSY) while in a group: then it stays. */
 		if (!ibv_destroy_qp(p->qp[i]))
 			p->qp[i] = NULL;
 		counted(p, p->qp[i] != NULL);
@@ -1024,11 +1054,11 @@ static void v_qp(struct pool *p)
 		counted(p, ibv_query_qp(p->qp[i], &a, (int)rnd(&p->seed), &init));
 		break;
 	case 2:
-		gid.raw[15] = pick(p, 4);
+		mgid_of(p, &gid, &lid);
 		if (pick(p, 2))
-			counted(p, ibv_attach_mcast(p->qp[i], &gid, any(p, 0xc004)));
+			counted(p, ibv_attach_mcast(p->qp[i], &gid, lid));
 		else
-			counted(p, ibv_detach_mcast(p->qp[i], &gid, any(p, 0xc004)));
+			counted(p, ibv_detach_mcast(p->qp[i], &gid, lid));
 		break;
 	case 3:
 	case 4:
@@ -1092,6 +1122,8 @@ static void pool_clear(struct pool *p)
 	int i;
 
 	for (i = 0; i < POOL; i++) {
+		if (p->qp[i])
+			qp_leave(p->qp[i]);
 		if (p->qp[i] && ibv_destroy_qp(p->qp[i]))
 			fail("ibv_destroy_qp: %s", strerror(errno));
 		if (p->ah[i] && ibv_destroy_ah(p->ah[i]))
