@@ -72,6 +72,8 @@ $(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh provider/debian-ur
 	@touch $@
 
 $(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
+	@test -n "$(PABI)" || bash provider/rdma-core.sh pabi >/dev/null || exit 1; \
+	 test -n "$(PABI)" || { echo "no private ABI of libibverbs (PABI)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(CC) $(PROVIDER_CFLAGS) $(PROVIDER_LDFLAGS) -o $@ $(PROVIDER_SRCS) -libverbs -lpthread
 

@@ -40,7 +40,10 @@ say() { echo "rdma-core.sh: $*" >&2; }
 # default architecture).
 libverbs() {
 	local lib
-	lib=$("${CC:-gcc}" -print-file-name=libibverbs.so)
+	# CC may carry flags (debian/rules passes CC="gcc $(CFLAGS)...", and
+	# make 4.4 exports it to $(shell)): split it into words.
+	# shellcheck disable=SC2086
+	lib=$(${CC:-gcc} -print-file-name=libibverbs.so)
 	[ "$lib" != libibverbs.so ] ||
 		die "libibverbs is not installed with its headers (Debian: apt-get install libibverbs-dev)"
 	readlink -f "$lib"
