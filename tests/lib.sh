@@ -189,6 +189,12 @@ cm_pair() {
 	if [ "$PIB_HOST" = 1 ]; then
 		timeout "$t" "${srv[@]}" >"$out" 2>&1 &
 		local pid=$!
+		# A connection to a port nobody listens on yet is rejected, and a
+		# busy guest may take seconds to get there (mckey joins a group
+		# instead of listening).
+		[ "${srv[0]}" = mckey ] || wait_for 60 sh -c "rdma res show cm_id |
+			grep 'state LISTEN' | grep -q 'comm ${srv[0]:0:15}\b'" ||
+			echo "cm_pair: ${srv[0]} does not listen after 60 s"
 		barrier "listen-$name"
 		wait $pid || st=$?
 	else
