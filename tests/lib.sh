@@ -68,22 +68,24 @@ pib_install() {
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
 }
 
-# pib_fabric_up: every host adds pibeth0 on eth0 and hears all its peers,
-# host1 starts opensm (log in $PIB_RESULTS/opensm.log), every port becomes
-# ACTIVE, and each host's LID is in $PIB_RESULTS/lid.N for the others.
+# pib_fabric_up: every host adds pibeth0 on $PIB_NETDEV (default eth0) and
+# hears all its peers, host $PIB_SM_HOST (default 1) starts opensm (log in
+# $PIB_RESULTS/opensm.log), every port becomes ACTIVE, and each host's LID
+# is in $PIB_RESULTS/lid.N for the others.
 # Emulated guests are slow: MADs get 1 s instead of 200 ms; the log is
 # flushed after each message so that it can be checked while opensm runs.
 pib_fabric_up() {
-	local p=/sys/class/infiniband/pibeth0/ports/1 lid
-	check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
+	local p=/sys/class/infiniband/pibeth0/ports/1 lid ndev=${PIB_NETDEV:-eth0}
+	local sm=${PIB_SM_HOST:-1}
+	check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev "$ndev"
 	check "all peers heard" wait_for 30 sh -c \
-		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/eth0) = $((PIB_HOSTS - 1)) ]"
+		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]"
 	barrier ready
-	[ "$PIB_HOST" = 1 ] &&
+	[ "$PIB_HOST" = "$sm" ] &&
 		opensm -B -d 2 -t 1000 ${PIB_OPENSM_ARGS:-} -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
 	if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE $p/state; then
-		[ "$PIB_HOST" = 1 ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
-		cat /sys/kernel/debug/pib/eth0
+		[ "$PIB_HOST" = "$sm" ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
+		cat "/sys/kernel/debug/pib/$ndev"
 	fi
 	lid=$(cat $p/lid)
 	check "a LID ($lid)" test "$lid" != 0x0

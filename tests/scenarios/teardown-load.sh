@@ -1,0 +1,311 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 2
+# timeout: 900
+# Teardown under load. While host1 runs perftest (ib_send_bw -b and
+# ib_write_bw, RC) and IPoIB traffic (a ping flood and an iperf3 TCP
+# stream) to host2, host1 in turn
+#   a) takes its netdev down and up again,
+#   b) deletes its device (rdma link delete),
+#   c) deletes the netdev under its device (ip link del),
+#   d) unloads pib (modprobe -r pib),
+# and brings the fabric back after each. Every process ends within a
+# bound (none hangs, in the kernel or out of it), a verbs user sees the
+# right async events (ibv_asyncwatch: PORT_ERR then PORT_ACTIVE for a,
+# DEVICE_FATAL for b-d), the surviving peer's RC QPs end with "transport
+# retry counter exceeded", nothing is left behind (no RDMA device, no ring
+# memory of pib's in vmalloc, the module counts of ib_core and friends as
+# before pib was loaded, pib unloads at the end) and the fabric works
+# again after each step.
+#
+# pib runs on a macvlan of eth0 made for it (pibnet, a fixed MAC so that
+# the GUID and LID come back the same), which c) can delete while the
+# guest keeps eth0 for perftest's TCP connection. opensm runs on host2,
+# whose device stays.
+. "$PIB_SRC/tests/lib.sh"
+
+PIB_NETDEV=pibnet
+PIB_SM_HOST=2
+# perftest runs long enough that only the teardown ends it; the IPoIB
+# streams are stopped once a step's teardown is through. perftest does not
+# watch async events: on the removed device, a side that waits for
+# completions only (ib_write_bw's client with a full send queue) polls
+# rings that read as empty until its -D time is up, as on any HCA.
+dur=40
+bound=$((dur + 40))	# the longest any traffic may take to end
+p=/sys/class/infiniband/pibeth0/ports/1
+out=$PIB_RESULTS/teardown-load
+mkdir -p "$out"
+t_start=$SECONDS
+
+pibnet_add() {
+	check "macvlan pibnet on eth0" ip link add link eth0 name pibnet \
+		address "02:00:00:97:00:0$PIB_HOST" type macvlan mode bridge &&
+		check "pibnet up" sh -c "ip addr add 10.97.0.$PIB_HOST/24 dev pibnet &&
+			ip link set pibnet up"
+}
+
+# note WHAT: a time-stamped line in the log (the guests' clocks agree).
+note() { echo "$(date +%T.%3N) $*"; }
+
+# Module reference counts of the RDMA core, which pib and its users hold.
+mod_refs() {
+	local m
+	for m in ib_core ib_uverbs ib_umad ib_cm rdma_cm; do
+		echo "$m $(cat /sys/module/$m/refcnt)"
+	done
+}
+
+refs_back() { [ "$(mod_refs)" = "$refs0" ]; }
+
+# vmalloc areas pib allocated (rings, switch tables) that are still there.
+pib_vmallocs() { grep -c '\[pib\]' /proc/vmallocinfo; }
+
+# running PID: PID is there and not a zombie.
+running() {
+	local s
+	s=$(ps -o stat= -p "$1") && [ "${s#Z}" = "$s" ]
+}
+gone() { ! running "$1"; }
+
+# Tasks stuck in the kernel, with where they wait.
+stuck_tasks() {
+	local pid
+	for pid in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
+		echo "  $pid $(cat /proc/$pid/comm): $(tr '\n' ' ' </proc/$pid/stack 2>/dev/null)"
+	done
+}
+
+# ends WHAT PID: the background job PID (a `timeout` wrapper) must end
+# within $bound seconds; its exit status is then in $st, and 124 means
+# that `timeout` had to kill it.
+ends() {
+	st=none
+	if ! wait_for "$bound" gone "$2"; then
+		fail "$1 still running after ${bound}s"
+		stuck_tasks
+		return 1
+	fi
+	wait "$2"
+	st=$?
+	if [ "$st" = 124 ] || [ "$st" = 137 ]; then
+		fail "$1 did not end by itself (killed after its time)"
+		return 1
+	fi
+	ok "$1 ended (exit $st)"
+}
+
+# Traffic for step NAME: host2 serves, host1 connects. perftest talks
+# over eth0, its RC QPs over pib; IPoIB traffic goes over ib0.
+load_start() {
+	local n=$1 t=$((bound - 5))
+	if [ "$PIB_HOST" = 2 ]; then
+		timeout $t stdbuf -oL ib_send_bw -d pibeth0 -b -D $dur -F -p 18515 \
+			>"$out/$n.send_bw.host2" 2>&1 &
+		send_bw=$!
+		timeout $t stdbuf -oL ib_write_bw -d pibeth0 -D $dur -F -p 18516 \
+			>"$out/$n.write_bw.host2" 2>&1 &
+		write_bw=$!
+		timeout $t iperf3 -s -1 -B 10.98.0.2 --rcv-timeout 10000 \
+			>"$out/$n.iperf3.host2" 2>&1 &
+		iperf=$!
+		check "$n: servers listen" wait_for 60 sh -c \
+			"ss -ltn | grep -q ':18515 ' && ss -ltn | grep -q ':18516 ' && ss -ltn | grep -q ':5201 '"
+		barrier "listen-$n"
+		return
+	fi
+	barrier "listen-$n"
+	ibv_asyncwatch -d pibeth0 >"$out/$n.async" 2>&1 &
+	async=$!
+	timeout $t stdbuf -oL ib_send_bw -d pibeth0 -b -D $dur -F -p 18515 10.99.0.2 \
+		>"$out/$n.send_bw.host1" 2>&1 &
+	send_bw=$!
+	timeout $t stdbuf -oL ib_write_bw -d pibeth0 -D $dur -F -p 18516 10.99.0.2 \
+		>"$out/$n.write_bw.host1" 2>&1 &
+	write_bw=$!
+	timeout $t ping -f -w $dur 10.98.0.2 >"$out/$n.ping" 2>&1 &
+	ping=$!
+	timeout $t iperf3 -c 10.98.0.2 -t $dur --connect-timeout 5000 \
+		--snd-timeout 5000 >"$out/$n.iperf3.host1" 2>&1 &
+	iperf=$!
+	check "$n: both perftests run" wait_for 60 sh -c \
+		"grep -q '#bytes' '$out/$n.send_bw.host1' && grep -q '#bytes' '$out/$n.write_bw.host1'"
+	local x0
+	x0=$(cat $p/counters/port_xmit_data)
+	# port_xmit_data counts 4-byte words: 1 MB more.
+	check "$n: traffic flows" wait_for 30 sh -c \
+		"[ \$(cat $p/counters/port_xmit_data) -gt $((x0 + 262144)) ]"
+}
+
+# ipoib_stop NAME: host1 stops its ping flood and TCP stream (ping prints
+# its figures on SIGINT).
+ipoib_stop() {
+	kill -INT $ping $iperf 2>/dev/null	# they may have ended (ib0 gone)
+	check "$1: ping -f stops" wait_for 30 gone $ping
+	tail -n 2 "$out/$1.ping" | sed 's/^/    /'
+}
+
+# load_end NAME: every traffic process of step NAME ends.
+load_end() {
+	local n=$1
+	ends "$n: ib_send_bw -b" $send_bw
+	ends "$n: ib_write_bw" $write_bw
+	ends "$n: iperf3" $iperf
+	[ "$PIB_HOST" = 1 ] && ends "$n: ping -f" $ping
+	expect_eq "$n: no task stuck in the kernel" "$(stuck_tasks)" ""
+}
+
+# The device on host1 is gone, with everything on it.
+host1_all_gone() {
+	local n=$1
+	check "$n: ibv_asyncwatch: IBV_EVENT_DEVICE_FATAL" wait_for 30 \
+		grep -q IBV_EVENT_DEVICE_FATAL "$out/$n.async"
+	# The last event: the core keeps the async FD open, with nothing more
+	# to read, until the process closes it; ibv_asyncwatch waits on.
+	kill $async
+	check "$n: ibv_asyncwatch ends when killed" wait_for 10 gone $async
+	check "$n: no RDMA device left" wait_for 30 sh -c '[ -z "$(ls /sys/class/infiniband)" ]'
+	check "$n: ib0 is gone" wait_for 30 sh -c '! test -e /sys/class/net/ib0'
+	note "$n: all gone"
+}
+
+# host1's device comes back (on pibnet) and IPoIB with it.
+host1_rejoin() {
+	local n=$1
+	note "$n: rdma link add"
+	check "$n: rdma link add pibeth0" rdma link add pibeth0 type pib netdev pibnet
+	note "$n: added"
+	check "$n: port ACTIVE again under host2's opensm" wait_for 120 grep -q ACTIVE $p/state
+	note "$n: ACTIVE"
+	ipoib_up
+	note "$n: IPoIB up"
+}
+
+# The fabric carries traffic again after step NAME.
+fabric_back() {
+	local n=$1
+	barrier "back-$n"
+	note "$n: back; peers: $(grep '^peer ' /sys/kernel/debug/pib/pibnet | tr '\n' ' ')"
+	check "$n: ping over ib0 again" wait_for 60 ping -c 1 -W 2 "10.98.0.$((3 - PIB_HOST))"
+	barrier "pinged-$n"
+	echo "step $n took $((SECONDS - t_step)) s"
+}
+
+# The peer's RC QPs: host1's device went away under them. Its sends run
+# out of retries (status 12, IBV_WC_RETRY_EXC_ERR), which takes the QP to
+# the error state; ib_send_bw -b may first see a receive flushed by that
+# (status 5, IBV_WC_WR_FLUSH_ERR).
+peer_saw_retry_exceeded() {
+	local n=$1
+	expect_match "$n: host2's ib_send_bw -b: retries exceeded, QP in error" \
+		"$(cat "$out/$n.send_bw.host2")" "Failed status (12|5):"
+}
+
+pib_install
+check "modprobe ib_ipoib rdma_ucm" modprobe -a ib_ipoib rdma_ucm
+refs0=$(mod_refs)
+pibnet_add
+ipoib_partitions
+pib_fabric_up
+ipoib_up
+barrier ipoib-up
+echo "fabric up in $((SECONDS - t_start)) s"
+
+# a) The netdev goes down for longer than the RC retries last
+# (7 x 200 ms), then up again: the port goes DOWN and the SM makes it
+# ACTIVE again; RC traffic ends with retry errors, IPoIB recovers.
+t_step=$SECONDS
+load_start a
+if [ "$PIB_HOST" = 1 ]; then
+	note "a: down"
+	check "a: ip link set pibnet down" ip link set pibnet down
+	check "a: port DOWN" wait_for 10 grep -q DOWN $p/state
+	sleep 4
+	check "a: ip link set pibnet up" ip link set pibnet up
+	check "a: port ACTIVE again under host2's opensm" wait_for 120 grep -q ACTIVE $p/state
+	check "a: ibv_asyncwatch: IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE" \
+		wait_for 30 sh -c "grep -A100 IBV_EVENT_PORT_ERR '$out/a.async' | grep -q IBV_EVENT_PORT_ACTIVE"
+	kill $async
+	check "a: ib0 carrier again" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
+	ipoib_stop a
+fi
+load_end a
+# Each side's sends run out of retries (or the QP's receives are flushed
+# after that): the link was down for longer than they last.
+expect_match "a: host$PIB_HOST's ib_send_bw -b: retries exceeded, QP in error" \
+	"$(cat "$out/a.send_bw.host$PIB_HOST")" "Failed status (12|5):"
+fabric_back a
+
+# b) rdma link delete under load.
+t_step=$SECONDS
+load_start b
+if [ "$PIB_HOST" = 1 ]; then
+	note "b: rdma link delete"
+	check "b: rdma link delete pibeth0 under load" timeout 60 rdma link delete pibeth0
+	host1_all_gone b
+	ipoib_stop b
+fi
+load_end b
+if [ "$PIB_HOST" = 1 ]; then
+	expect_eq "b: no vmalloc of pib's left" "$(pib_vmallocs)" 0
+	host1_rejoin b
+else
+	peer_saw_retry_exceeded b
+fi
+fabric_back b
+
+# c) The netdev under the device is deleted: pib removes the device.
+t_step=$SECONDS
+load_start c
+if [ "$PIB_HOST" = 1 ]; then
+	note "c: ip link del"
+	check "c: ip link del pibnet under load" timeout 60 ip link del pibnet
+	host1_all_gone c
+	ipoib_stop c
+fi
+load_end c
+if [ "$PIB_HOST" = 1 ]; then
+	expect_eq "c: no vmalloc of pib's left" "$(pib_vmallocs)" 0
+	pibnet_add
+	host1_rejoin c
+else
+	peer_saw_retry_exceeded c
+fi
+fabric_back c
+
+# d) pib unloads under load: every device goes, every user is cut off
+# (the device can be disassociated from its users, so they do not pin the
+# module), and the RDMA core's modules are held as before pib came.
+t_step=$SECONDS
+load_start d
+if [ "$PIB_HOST" = 1 ]; then
+	note "d: modprobe -r pib"
+	check "d: modprobe -r pib under load" timeout 120 modprobe -r pib
+	host1_all_gone d
+	check "d: pib is unloaded" sh -c '! test -e /sys/module/pib'
+	ipoib_stop d
+fi
+load_end d
+if [ "$PIB_HOST" = 1 ]; then
+	wait_for 10 refs_back
+	expect_eq "d: module references as before pib" "$(mod_refs | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$refs0")"
+	check "d: modprobe pib again" modprobe pib
+	host1_rejoin d
+else
+	peer_saw_retry_exceeded d
+fi
+fabric_back d
+PAIR_DEV=pibeth0
+pair_run send_bw_after_reload 120 ib_send_bw -n 200 -F
+
+# The end: no device, nothing of pib's left in vmalloc, pib unloads (a
+# leaked reference would keep it), and the module counts are as before.
+[ "$PIB_HOST" = 2 ] && kill "$(pidof opensm)"
+check "rdma link delete pibeth0" timeout 60 rdma link delete pibeth0
+check "no RDMA device left" wait_for 30 sh -c '[ -z "$(ls /sys/class/infiniband)" ]'
+expect_eq "no vmalloc of pib's left" "$(pib_vmallocs)" 0
+check "rmmod pib" rmmod pib
+wait_for 10 refs_back
+expect_eq "module references as before pib" "$(mod_refs | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$refs0")"
+echo "teardown-load took $((SECONDS - t_start)) s"
+pib_done
