@@ -432,6 +432,15 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 			 pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY);
 	/* A response acknowledges every PSN up to its own. */
 	pib_comp_ack_to(qp, st->resp_done ? st->last_psn : psn);
+	/*
+	 * Data that fits is progress even when acked_psn is past it already:
+	 * responses beyond a gap, and ACKs of later requests, move acked_psn
+	 * over the READ's missing PSNs. Unless the timer and the retry count
+	 * start over here, filling a gap larger than a timeout's worth of
+	 * packets times out again and again, and the READ fails with
+	 * IB_WC_RETRY_EXC_ERR while its data is arriving.
+	 */
+	pib_comp_progress(qp);
 }
 
 /* An atomic ACK: the original value goes to the WQE's buffer. */
