@@ -109,7 +109,8 @@ iser_round() {
 if [ "$PIB_HOST" = 1 ]; then
 	lio_export
 else
-	check "modprobe ib_iser" modprobe ib_iser
+	# sd_mod too: no udev loads it when the LUN shows up.
+	check "modprobe ib_iser sd_mod" modprobe -a ib_iser sd_mod
 	# No systemd in the guest: iscsid runs as a plain daemon.
 	mkdir -p /run/lock/iscsi /var/lib/iscsi
 	check "iscsid" iscsid
