@@ -74,12 +74,16 @@ if [ "$suite" = trixie ]; then
 		die "installing trixie-backports' kernel failed, see $log"
 	kernel_of > "$(dirname "$root")/kver.trixie-backports"
 fi
-# keep_headers KVER: the .debs of KVER's headers, for the packages scenario.
+# keep_headers KVER: the .debs of KVER's headers, for the packages scenario:
+# linux-headers-KVER and the linux-headers-*-common and linux-kbuild-* it
+# depends on (named per ABI, or per release like 6.1's linux-kbuild-6.1).
 keep_headers() {
-	local dir=/var/cache/pib-headers/$1 k=${1%-amd64}
+	local dir=/var/cache/pib-headers/$1 deps
 	mkdir -p "$root$dir"
-	in_root sh -c "cd $dir && apt-get download linux-headers-$1 \
-		linux-headers-$k-common linux-kbuild-$k" ||
+	deps=$(chroot "$root" apt-cache depends "linux-headers-$1" |
+		awk '$1 == "Depends:" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 }' | sort -u)
+	[ -n "$deps" ] || die "no dependencies of linux-headers-$1 in the archive"
+	in_root sh -c "cd $dir && apt-get download linux-headers-$1 $(echo $deps)" ||
 		die "downloading the headers of $1 failed, see $log"
 }
 for k in $(cat "$(dirname "$root")"/kver.*); do
