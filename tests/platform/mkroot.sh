@@ -9,7 +9,8 @@
 #
 # DIR/.complete marks a finished root (holding the revision of this script
 # that made it: an older root is made again); DIR/../kver.<KERNEL> name the
-# kernels (KERNEL as in tests/platform/platforms). The packages of every
+# kernels (KERNEL as in tests/platform/platforms; debug-kernel.sh adds
+# kver.debug). The packages of every
 # kernel's headers stay in DIR/var/cache/pib-headers/<KVER>/, for the
 # packages scenario to install a kernel's headers as a user would. The
 # archive is the one this machine's apt uses. Takes about 5 minutes.
@@ -40,7 +41,7 @@ pkgs=(
 )
 log=$(dirname "$root")/mkroot.log
 echo "mkroot.sh: $suite root in $root (log: $log)"
-rm -rf "$root"
+rm -rf "$root" "$(dirname "$root")"/kver.*
 mkdir -p "$root"
 debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 	die "debootstrap $suite failed, see $log"
