@@ -53,7 +53,7 @@ configure() {
 	while read -r name value; do
 		want="CONFIG_$name=$value"
 		[ "$value" = n ] && want="# CONFIG_$name is not set"
-		have=$(grep -E "^(# )?CONFIG_$name[= ]" "$dir/.config" || true)
+		have=$(grep -E "^(# )?CONFIG_${name}[= ]" "$dir/.config" || true)
 		[ "$value" = n ] && [ -z "$have" ] && continue
 		[ "$have" = "$want" ] || { echo "debug-kernel.sh: wanted $want, got '${have:-nothing}'" >&2; bad=1; }
 	done < <(options)
