@@ -12,8 +12,8 @@
 # kernels (KERNEL as in tests/platform/platforms). The packages of every
 # kernel's headers (with the linux-headers-amd64 that depends on them) stay
 # in DIR/var/cache/pib-headers/<KVER>/, for the packages scenario to
-# install a kernel's headers as a user would. The
-# archive is the one this machine's apt uses. Takes about 5 minutes.
+# install a kernel's headers as a user would. The archive is the one this
+# machine's apt uses. Takes about 5 minutes.
 set -euo pipefail
 suite=${1:?usage: mkroot.sh SUITE DIR}
 root=${2:?usage: mkroot.sh SUITE DIR}
