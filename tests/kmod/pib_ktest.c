@@ -485,13 +485,41 @@ static void pib_ktest_run(struct pib_ktest *t)
 		pib_ktest_inline_overflow(t);
 }
 
+static struct ib_device *pib_ktest_found;
+
+/* The device named by the parameter, held; pib_ktest is a client of none. */
+static int pib_ktest_add(struct ib_device *dev)
+{
+	if (!pib_ktest_found && !strcmp(dev_name(&dev->dev), pib_ktest_dev) &&
+	    ib_device_try_get(dev))
+		pib_ktest_found = dev;
+	return -EOPNOTSUPP;
+}
+
+static struct ib_client pib_ktest_client = {
+	.name = "pib_ktest",
+	.add = pib_ktest_add,
+};
+
+/*
+ * A device by name, as a kernel consumer finds one: registering a client
+ * walks every device (ib_device_get_by_name() is not exported by 7.x).
+ */
+static struct ib_device *pib_ktest_get_dev(void)
+{
+	if (ib_register_client(&pib_ktest_client))
+		return NULL;
+	ib_unregister_client(&pib_ktest_client);
+	return pib_ktest_found;
+}
+
 static int __init pib_ktest_init(void)
 {
 	struct pib_ktest t = {};
 	struct ib_port_attr pa;
 	int err;
 
-	t.dev = ib_device_get_by_name(pib_ktest_dev, RDMA_DRIVER_UNKNOWN);
+	t.dev = pib_ktest_get_dev();
 	if (!t.dev) {
 		pr_err("pib_ktest: no device %s\n", pib_ktest_dev);
 		return -ENODEV;
