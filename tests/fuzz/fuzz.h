@@ -9,6 +9,7 @@
 #define PIB_FUZZ_H
 
 #include "pib.h"
+#include "fuzz_check.h"
 
 /* A fuzz input, read front to back; past its end it reads as zeros. */
 struct fuzz_in {
@@ -56,14 +57,6 @@ static inline void fuzz_bytes(struct fuzz_in *in, void *dst, size_t len)
 	in->n -= n;
 }
 
-/* Abort with a message: libFuzzer reports it as a crash. */
-#define FUZZ_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
 
 /* The LIDs of the world: its devices are 1, 2, ...; the switch is 100. */
 #define FUZZ_DEV_LID(i)		((i) + 1)

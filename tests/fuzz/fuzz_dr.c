@@ -13,15 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "pib_hdr.h"
-
-#define FUZZ_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
 
 /* Outside HopPtr and ReturnPath, nothing of the SMP changes. */
 static void check_step(const __u8 *before, const __u8 *after,

@@ -10,15 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "pib_hdr.h"
-
-#define FUZZ_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: FUZZ_CHECK(%s) failed\n",	\
-			__FILE__, __LINE__, #cond);			\
-		abort();						\
-	}								\
-} while (0)
 
 /* The parts of a located packet tile it exactly. */
 static void check_layout(const __u8 *buf, unsigned int len,
