@@ -121,12 +121,13 @@ port_attr() { cat "/sys/class/infiniband/$1/ports/1/$2"; }
 # ib_devs: RDMA devices that exist now, one per line.
 ib_devs() { ls /sys/class/infiniband 2>/dev/null; }
 
-# barrier NAME: wait until every host of the LAN reached NAME.
+# barrier NAME [SECONDS]: wait until every host of the LAN reached NAME,
+# at most SECONDS (300).
 barrier() {
 	local i
 	touch "$PIB_RESULTS/barrier.$1.$PIB_HOST"
 	for i in $(seq "$PIB_HOSTS"); do
-		wait_for 300 test -e "$PIB_RESULTS/barrier.$1.$i" ||
+		wait_for "${2:-300}" test -e "$PIB_RESULTS/barrier.$1.$i" ||
 			{ fail "barrier $1: host$i never came"; pib_done; }
 	done
 }

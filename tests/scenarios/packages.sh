@@ -2,24 +2,27 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 2
 # timeout: 2400
-# pib as a user of its Debian packages (make deb) gets it: apt installs
-# them, DKMS builds the module for the running kernel inside the guest
-# (slow under emulation), "rdma link add" loads it, opensm brings the
-# fabric up, ib_send_bw runs across the hosts through the packaged
-# provider, and IPoIB carries ping and rping (rdma_cm); tshark decodes
-# pib's packets through the packaged dissector without being told about
-# it. On a root with two kernels (Debian 13 and its backports), the hosts
-# start with the running kernel's headers only; when the other kernel is
-# newer, host1 then installs its headers: DKMS builds pib for it too.
-# Purging the packages leaves nothing of pib behind. The packages must be
-# built before the run (make deb); the guest has no network, so their
+# cpus: 2,1
+# pib as a user of its Debian packages (make deb) gets it, on host1: apt
+# installs them, DKMS builds the module for the running kernel inside the
+# guest (slow under emulation: host1 has 2 CPUs for it), "rdma link add"
+# loads it, opensm brings the fabric up, ib_send_bw runs to host2 through
+# the packaged provider, and IPoIB carries ping and rping (rdma_cm);
+# tshark decodes pib's packets through the packaged dissector without
+# being told about it. host2 runs pib built from source (make install), as
+# a peer of another origin would: one DKMS build per run, not two. On a
+# root with two kernels (Debian 13 and its backports), host1 starts with
+# the running kernel's headers only; when the other kernel is newer, it
+# then installs its headers: DKMS builds pib for it too. Purging the
+# packages leaves nothing of pib behind. The packages must be built
+# before the run (make deb); the guest has no network, so their
 # dependencies come from the root (mkroot.sh keeps the headers' packages).
 . "$PIB_SRC/tests/lib.sh"
 
 debs=${PIB_BUILD:-$PIB_SRC/build}/deb
 kver=$(uname -r)
 libdir=/usr/lib/$(gcc -print-multiarch)
-cap=$PIB_RESULTS/host2.pcapng
+cap=$PIB_RESULTS/host1.pcapng
 export DEBIAN_FRONTEND=noninteractive
 
 # pib_leftovers: every file of pib that the packages install or DKMS builds.
@@ -36,52 +39,62 @@ for i in 0:stdin 1:stdout 2:stderr; do
 	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
 done
 
-# The root's other kernels: their headers go first, so that the hosts
-# start with the running kernel's only, installed through
-# linux-headers-amd64 as on a Debian host. A newer one is the second
-# kernel, whose headers host1 installs later, as a user does on upgrading.
+# packages_install: what host1 does before the fabric: the root's other
+# kernels' headers go first, so that it starts with the running kernel's
+# only, installed through linux-headers-amd64 as on a Debian host (a newer
+# one is $second, whose headers come later, as a user upgrading installs
+# them); then apt installs the three packages and DKMS builds pib.
+packages_install() {
+	local d k pkgs start out
+	for d in /var/cache/pib-headers/*/; do
+		k=$(basename "$d")
+		[ "$k" != "$kver" ] && [ -d "/usr/src/linux-headers-$k" ] || continue
+		check "apt-get purge linux-headers-$k: only the running kernel's headers" \
+			apt-get purge -y "linux-headers-$k"
+		! dpkg --compare-versions "$k" gt "$kver" || second=$k
+	done
+	if [ -d "/var/cache/pib-headers/$kver" ]; then
+		check "linux-headers-amd64 for $kver" \
+			apt-get install -y /var/cache/pib-headers/"$kver"/linux-headers-amd64_*.deb
+	fi
+
+	pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
+	check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
+	expect_eq "no pib module or provider before the packages" "$(pib_leftovers)" ""
+	check "no pib.ko anywhere before the packages" sh -c "! modinfo -n pib"
+
+	start=$SECONDS
+	if out=$(apt-get install -y "${pkgs[@]}" 2>&1); then
+		ok "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools ($((SECONDS - start)) s)"
+		sed -n '/^Setting up pib-dkms/,$p' <<<"$out"
+	else
+		fail "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools:"
+		sed 's/^/    /' <<<"$out"
+		pib_done
+	fi
+	dkms status -m pib
+	expect_match "dkms status: pib installed for $kver" "$(dkms status -m pib -k "$kver")" \
+		": installed"
+	expect_match "modinfo: pib.ko from DKMS" "$(modinfo -n pib 2>&1)" \
+		"^/lib/modules/${kver//+/\\+}/updates/dkms/pib\.ko"
+	check "the provider is installed" ls "$libdir"/libibverbs/libpib-rdmav[0-9]*.so
+	expect_eq "its driver file" "$(cat /etc/libibverbs.d/pib.driver)" "driver pib"
+	# What udev loads on a real host.
+	check "modprobe ib_uverbs ib_umad" modprobe -a ib_uverbs ib_umad
+}
+
+# host1 installs the packages (packages_install), host2 pib from source.
 second=""
-for d in /var/cache/pib-headers/*/; do
-	k=$(basename "$d")
-	[ "$k" != "$kver" ] && [ -d "/usr/src/linux-headers-$k" ] || continue
-	check "apt-get purge linux-headers-$k: only the running kernel's headers" \
-		apt-get purge -y "linux-headers-$k"
-	! dpkg --compare-versions "$k" gt "$kver" || second=$k
-done
-if [ -d "/var/cache/pib-headers/$kver" ]; then
-	check "linux-headers-amd64 for $kver" \
-		apt-get install -y /var/cache/pib-headers/"$kver"/linux-headers-amd64_*.deb
-fi
-
-pkgs=("$debs"/pib-dkms_*_all.deb "$debs"/ibverbs-provider-pib_*.deb "$debs"/pib-tools_*.deb)
-check "make deb built the three packages (${pkgs[*]##*/})" ls "${pkgs[@]}" || pib_done
-expect_eq "no pib module or provider before the packages" "$(pib_leftovers)" ""
-check "no pib.ko anywhere before the packages" sh -c "! modinfo -n pib"
-
-start=$SECONDS
-if out=$(apt-get install -y "${pkgs[@]}" 2>&1); then
-	ok "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools ($((SECONDS - start)) s)"
-	sed -n '/^Setting up pib-dkms/,$p' <<<"$out"
+if [ "$PIB_HOST" = 1 ]; then
+	packages_install
 else
-	fail "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools:"
-	sed 's/^/    /' <<<"$out"
-	pib_done
+	pib_install
 fi
-dkms status -m pib
-expect_match "dkms status: pib installed for $kver" "$(dkms status -m pib -k "$kver")" \
-	": installed"
-expect_match "modinfo: pib.ko from DKMS" "$(modinfo -n pib 2>&1)" \
-	"^/lib/modules/${kver//+/\\+}/updates/dkms/pib\.ko"
-check "the provider is installed" ls "$libdir"/libibverbs/libpib-rdmav[0-9]*.so
-expect_eq "its driver file" "$(cat /etc/libibverbs.d/pib.driver)" "driver pib"
-
-# What udev loads on a real host.
-check "modprobe ib_uverbs ib_umad" modprobe -a ib_uverbs ib_umad
-if [ "$PIB_HOST" = 2 ] && command -v dumpcap >/dev/null; then
+if [ "$PIB_HOST" = 1 ] && command -v dumpcap >/dev/null; then
 	dumpcap -q -i eth0 -f "udp port 4792" -c 200 -w "$cap" 2>/dev/null &
 	dumpcap=$!
 fi
-barrier installed
+barrier installed 1800
 ipoib_partitions
 pib_fabric_up
 expect_match "ibstat: port Active" "$(ibstat pibeth0 1 2>&1)" "State: Active"
@@ -110,8 +123,9 @@ barrier sent
 check "ib0 down, ib_ipoib unloaded" modprobe -r ib_ipoib
 check "rdma link delete pibeth0" rdma link delete pibeth0
 check "modprobe -r pib" modprobe -r pib
+[ "$PIB_HOST" = 1 ] || pib_done
 
-if [ "$PIB_HOST" = 1 ] && [ -n "$second" ]; then
+if [ -n "$second" ]; then
 	start=$SECONDS
 	if out=$(apt-get install -y /var/cache/pib-headers/"$second"/*.deb 2>&1); then
 		ok "apt-get install linux-headers-$second ($((SECONDS - start)) s)"
