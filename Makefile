@@ -9,6 +9,9 @@
 #   make test PLATFORM=debian13   the whole suite on one platform
 #   make demo       boot a two-host LAN of VMs and show pib on it
 #   make bench      compare pib with rdma_rxe on two VMs (not part of make test)
+#   make test-debug the safety, lifetime and data-path scenarios on a debug
+#                   kernel (KASAN, lockdep, kmemleak; built once, hours; not
+#                   part of make test)
 #   make install    install module and provider (DESTDIR-aware)
 #   make uninstall  remove what make install installed
 #   make deb        Debian packages in $(BUILD)/deb (debian/make-deb.sh)
@@ -51,7 +54,7 @@ KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test unit demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test test-debug unit demo bench clean check-kdir
 
 all: kernel provider
 
@@ -127,6 +130,14 @@ unit:
 # platform. PLATFORM=NAME: all of it on NAME only.
 test: all
 	bash tests/run --kver $(KVER) $(if $(PLATFORM),--platform $(PLATFORM),--all-platforms)
+
+# The debug platform: Debian's 6.1 built with KASAN, lockdep, atomic-sleep
+# checks and kmemleak (tests/platform/debug-kernel.sh, cached in
+# build/debug-kernel/). Guests are several times slower there.
+DEBUG_SCENARIOS ?= safety-local teardown-flood hostile verbs-onehost integrity changes ipoib
+test-debug: all
+	PIB_TIMEOUT_FACTOR=$${PIB_TIMEOUT_FACTOR:-4} PIB_VM_MEM=$${PIB_VM_MEM:-2048} \
+		bash tests/run --kver $(KVER) --platform debian12-debug $(DEBUG_SCENARIOS)
 
 demo: all
 	bash tests/demo --kver $(KVER)

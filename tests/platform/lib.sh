@@ -7,9 +7,10 @@
 plat_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 plat_src=$(cd "$plat_dir/../.." && pwd)
 
-# platform_names: every platform, the default (first) one first.
+# platform_names: every platform but the debug ones, the default (first)
+# one first.
 platform_names() {
-	awk '!/^#/ && NF == 3 { print $1 }' "$plat_dir/platforms"
+	awk '!/^#/ && NF == 3 && $3 != "debug" { print $1 }' "$plat_dir/platforms"
 }
 
 platform_resolve() {	# NAME HOST_KVER
@@ -24,6 +25,9 @@ platform_resolve() {	# NAME HOST_KVER
 	base=$plat_src/build/platforms/$suite
 	plat_root=$base/root plat_build=$base/out
 	bash "$plat_dir/mkroot.sh" "$suite" "$plat_root" || return 1
+	if [ "$kernel" = debug ]; then
+		bash "$plat_dir/debug-kernel.sh" install "$plat_root" "$2" || return 1
+	fi
 	plat_kver=$(cat "$base/kver.$kernel" 2>/dev/null)
 	[ -n "$plat_kver" ] || { echo "root $plat_root has no kernel for '$kernel'" >&2; return 1; }
 }

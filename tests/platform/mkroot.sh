@@ -9,11 +9,12 @@
 #
 # DIR/.complete marks a finished root (holding the revision of this script
 # that made it: an older root is made again); DIR/../kver.<KERNEL> name the
-# kernels (KERNEL as in tests/platform/platforms). The packages of every
-# kernel's headers (with the linux-headers-amd64 that depends on them) stay
-# in DIR/var/cache/pib-headers/<KVER>/, for the packages scenario to
-# install a kernel's headers as a user would. The archive is the one this
-# machine's apt uses. Takes about 5 minutes.
+# kernels (KERNEL as in tests/platform/platforms; debug-kernel.sh adds
+# kver.debug). The packages of every kernel's headers (with the
+# linux-headers-amd64 that depends on them) stay in
+# DIR/var/cache/pib-headers/<KVER>/, for the packages scenario to install a
+# kernel's headers as a user would. The archive is the one this machine's
+# apt uses. Takes about 5 minutes.
 set -euo pipefail
 suite=${1:?usage: mkroot.sh SUITE DIR}
 root=${2:?usage: mkroot.sh SUITE DIR}
@@ -41,7 +42,7 @@ pkgs=(
 )
 log=$(dirname "$root")/mkroot.log
 echo "mkroot.sh: $suite root in $root (log: $log)"
-rm -rf "$root"
+rm -rf "$root" "$(dirname "$root")"/kver.*
 mkdir -p "$root"
 debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 	die "debootstrap $suite failed, see $log"
@@ -75,17 +76,22 @@ if [ "$suite" = trixie ]; then
 		die "installing trixie-backports' kernel failed, see $log"
 	kernel_of > "$(dirname "$root")/kver.trixie-backports"
 fi
-# keep_headers KVER: the .debs of KVER's headers and of the version of
-# linux-headers-amd64 that pulls them in, for the packages scenario.
+# keep_headers KVER: the .debs of KVER's headers, for the packages scenario:
+# linux-headers-KVER, the linux-headers-*-common and linux-kbuild-* it
+# depends on (named per ABI, or per release like 6.1's linux-kbuild-6.1),
+# and the version of linux-headers-amd64 that pulls them in.
 keep_headers() {
-	local dir=/var/cache/pib-headers/$1 k=${1%-amd64} meta
+	local dir=/var/cache/pib-headers/$1 deps meta
 	meta=$(chroot "$root" apt-cache show linux-headers-amd64 |
 		awk -v h="linux-headers-$1 " '/^Version:/ { v = $2 }
 			/^Depends:/ && index($0, h) { print v; exit }')
 	[ -n "$meta" ] || die "no linux-headers-amd64 depends on linux-headers-$1"
+	deps=$(chroot "$root" apt-cache depends "linux-headers-$1" |
+		awk '$1 == "Depends:" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 }' | sort -u)
+	[ -n "$deps" ] || die "no dependencies of linux-headers-$1 in the archive"
 	mkdir -p "$root$dir"
-	in_root sh -c "cd $dir && apt-get download linux-headers-$1 \
-		linux-headers-$k-common linux-kbuild-$k linux-headers-amd64=$meta" ||
+	in_root sh -c "cd $dir && apt-get download linux-headers-$1 $(echo $deps) \
+		linux-headers-amd64=$meta" ||
 		die "downloading the headers of $1 failed, see $log"
 }
 for k in $(cat "$(dirname "$root")"/kver.*); do
