@@ -327,7 +327,8 @@ struct pib_switch {
  * @special_qp: QP0 and QP1, once created
  * @mrs: memory regions by key index
  * @txq: packets the port sends, waiting for @tx_work
- * @ackq: ACKs and NAKs the port sends; they go before @txq
+ * @ackq: responses the port sends (ACKs, NAKs, READ responses, atomic
+ *	ACKs); they go before @txq, in order
  * @tx_work: hands @ackq and @txq to the switch, in process context
  * @tx_flags: PIB_TX_BUSY while a context hands them over (pib_dev_tx())
  * @qps: QPs by number, 2 and up (RCU)
@@ -621,8 +622,8 @@ struct pib_req {
  * @rkey: READ: R_Key
  * @len: READ: bytes
  * @sent: READ: bytes answered so far
- * @done: READ: its last response went out
- * @orig: atomics: the original value, for a duplicate request
+ * @done: its (last) response went out
+ * @orig: atomics: the original value, also for a duplicate request
  */
 struct pib_rd_res {
 	u8 opcode;
@@ -653,10 +654,13 @@ struct pib_rd_res {
  * @res: READ/atomic resources, @num_res of them
  * @num_res: max_dest_rd_atomic (at least 1)
  * @res_head: next resource to use
- * @res_tail: oldest resource with a READ left to answer
- * @ack_pending: an ACK is owed for @epsn - 1
- * @reads_due: READ responses wait to be sent; the receive path runs the
- *	QP once it has dropped the lock (pib_resp_rcv())
+ * @res_tail: oldest resource not answered in full
+ * @ack_due: an ACK or NAK waits behind the READ and atomic responses
+ *	owed before it (@ack_psn, @ack_syn)
+ * @ack_psn: its PSN
+ * @ack_syn: its AETH syndrome
+ * @reads_due: responses wait to be sent; the receive path runs the QP
+ *	once it has dropped the lock (pib_resp_rcv())
  */
 struct pib_resp {
 	u32 epsn;
@@ -674,7 +678,9 @@ struct pib_resp {
 	u32 num_res;
 	u32 res_head;
 	u32 res_tail;
-	bool ack_pending;
+	bool ack_due;
+	u32 ack_psn;
+	u8 ack_syn;
 	bool reads_due;
 };
 
@@ -872,7 +878,8 @@ void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks);
+bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp);
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool resp);
 
 /* pib_cq.c: completion queues */
 int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -974,8 +981,8 @@ void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf);
 
 /* pib_resp.c: the responder */
 void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf);
-bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q,
-			 int budget);
+bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q,
+		       int budget);
 void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		 u8 dlid_path_bits, u16 pkey_index);
 

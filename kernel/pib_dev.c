@@ -218,7 +218,7 @@ static void pib_dev_tx(struct pib_dev *dev)
 
 	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags))
 		return;
-	/* ACKs first: behind data they would time out the peer's requests. */
+	/* Responses first: behind requests they would time out the peer's. */
 	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
 			    (skb = skb_dequeue(&dev->txq))))
 		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);

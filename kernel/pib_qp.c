@@ -281,7 +281,7 @@ static void pib_qp_reset(struct pib_qp *qp)
 	qp->resp.in_msg = false;
 	qp->resp.have_wqe = false;
 	qp->resp.nak_psn_sent = false;
-	qp->resp.ack_pending = false;
+	qp->resp.ack_due = false;
 	qp->resp.reads_due = false;
 	qp->resp.res_head = 0;
 	qp->resp.res_tail = 0;

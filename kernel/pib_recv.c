@@ -196,18 +196,23 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 }
 
 /**
- * pib_dev_send() - send packets out of the HCA's port, in order
+ * pib_dev_queue() - queue packets to leave the HCA's port, in order
  * @dev: the device
  * @q: the packets (sealed); emptied
- * @acks: they are ACKs or NAKs, which overtake the data waiting to leave
+ * @resp: they are responses (ACKs, NAKs, READ responses, atomic ACKs),
+ *	which overtake the requests waiting to leave but not each other
  *
  * A port that is DOWN sends nothing, and only SMPs (VL15) may leave a port
- * that is not ACTIVE (IBA 7.2): the others are discarded there. The
- * packets go to the switch at once where pib_dev_tx_kick() can.
+ * that is not ACTIVE (IBA 7.2): the others are discarded here. The caller
+ * may hold a QP's lock (a QP's responses are queued under it, so that two
+ * contexts answering for it keep their order); pib_dev_tx_kick() then
+ * sends them once it is dropped.
+ *
+ * Return: true if a packet was queued.
  */
-void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks)
+bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
 {
-	struct sk_buff_head *txq = acks ? &dev->ackq : &dev->txq;
+	struct sk_buff_head *txq = resp ? &dev->ackq : &dev->txq;
 	struct pib_counters *c = &dev->port.counters;
 	enum ib_port_state state = READ_ONCE(dev->port.state);
 	struct sk_buff *skb;
@@ -215,7 +220,7 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks)
 	bool any = false;
 
 	if (skb_queue_empty(q))
-		return;
+		return false;
 	spin_lock_irqsave(&txq->lock, flags);
 	while ((skb = __skb_dequeue(q))) {
 		if (state == IB_PORT_DOWN ||
@@ -230,6 +235,19 @@ void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool acks)
 		any = true;
 	}
 	spin_unlock_irqrestore(&txq->lock, flags);
-	if (any)
+	return any;
+}
+
+/**
+ * pib_dev_send() - send packets out of the HCA's port, in order
+ * @dev: the device
+ * @q: the packets (sealed); emptied
+ * @resp: they are responses (pib_dev_queue())
+ *
+ * The packets go to the switch at once where pib_dev_tx_kick() can.
+ */
+void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
+{
+	if (pib_dev_queue(dev, q, resp))
 		pib_dev_tx_kick(dev);
 }

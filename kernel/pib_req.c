@@ -594,19 +594,27 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	return budget <= 0;
 }
 
-/* One round of a QP's sending: READ responses, then requests. */
+/*
+ * One round of a QP's sending: responses, then requests. The responses
+ * join the port's queue under the QP's lock, as the receive path's ACKs
+ * do, which must not overtake them (pib_resp_send_due()).
+ */
 static bool pib_qp_send_round(struct pib_qp *qp)
 {
-	struct sk_buff_head q;
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct sk_buff_head rq, q;
 	unsigned long flags;
-	bool more;
+	bool more, resp;
 
+	__skb_queue_head_init(&rq);
 	__skb_queue_head_init(&q);
 	spin_lock_irqsave(&qp->lock, flags);
-	more = pib_resp_send_reads(qp, &q, PIB_REQ_BUDGET);
+	more = pib_resp_send_due(qp, &rq, PIB_REQ_BUDGET);
+	resp = pib_dev_queue(dev, &rq, true);
 	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, false);
+	if (pib_dev_queue(dev, &q, false) || resp)
+		pib_dev_tx_kick(dev);
 	pib_qp_notify_cqs(qp);
 	return more;
 }

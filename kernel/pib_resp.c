@@ -90,6 +90,52 @@ static void pib_resp_ack(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
 	__skb_queue_tail(q, skb);
 }
 
+/*
+ * An ACK or NAK for @psn, in PSN order: responses leave in the order of
+ * the requests (IBA 9.7.5.1), so behind READ or atomic responses still
+ * owed it waits for them. Each one acknowledges every PSN before its own:
+ * the latest waiting one stands for those before it, but a duplicate's
+ * ACK for an older PSN does not replace a NAK.
+ */
+static void pib_resp_reply(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
+			   u8 syn)
+{
+	struct pib_resp *resp = &qp->resp;
+
+	if (resp->res_tail == resp->res_head) {
+		pib_resp_ack(qp, q, psn, syn, NULL);
+		return;
+	}
+	if (resp->ack_due && pib_psn_diff(psn, resp->ack_psn) < 0)
+		return;
+	resp->ack_due = true;
+	resp->ack_psn = psn;
+	resp->ack_syn = syn;
+	resp->reads_due = true;
+}
+
+/*
+ * The resource of a READ or atomic request, answered in turn by
+ * pib_resp_send_due(). Its response acknowledges every PSN before it, so
+ * no ACK need wait any more.
+ */
+static struct pib_rd_res *pib_resp_new_res(struct pib_qp *qp,
+					   const struct pib_pkt *pkt, u32 npsn)
+{
+	struct pib_resp *resp = &qp->resp;
+	struct pib_rd_res *res = &resp->res[resp->res_head++ % resp->num_res];
+
+	if (resp->res_head - resp->res_tail > resp->num_res)
+		resp->res_tail = resp->res_head - resp->num_res;
+	memset(res, 0, sizeof(*res));
+	res->opcode = pkt->bth.opcode;
+	res->psn = pkt->bth.psn;
+	res->end_psn = (pkt->bth.psn + npsn) & PIB_PSN_MASK;
+	resp->ack_due = false;
+	resp->reads_due = true;
+	return res;
+}
+
 /* The receive WQE of a message: the one in hand, or the next posted. */
 static bool pib_resp_get_wqe(struct pib_qp *qp)
 {
@@ -211,7 +257,6 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 					   const u8 *buf)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
-	struct pib_resp *resp = &qp->resp;
 	const u8 *reth = buf + pkt->hdr_len;
 	u64 va = pib_get64(reth);
 	u32 rkey = pib_get32(reth + 8), len = pib_get32(reth + 12);
@@ -224,33 +269,23 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, va, len,
 				IB_ACCESS_REMOTE_READ))
 		return PIB_RESP_NAK_ACCESS;
-	res = &resp->res[resp->res_head++ % resp->num_res];
-	if (resp->res_head - resp->res_tail > resp->num_res)
-		resp->res_tail = resp->res_head - resp->num_res;
-	res->opcode = PIB_OP_RC_READ_REQUEST;
-	res->psn = pkt->bth.psn;
-	res->end_psn = (pkt->bth.psn + max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1)) &
-		       PIB_PSN_MASK;
+	res = pib_resp_new_res(qp, pkt,
+			       max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
 	res->va = va;
 	res->rkey = rkey;
 	res->len = len;
-	res->sent = 0;
-	res->start = 0;
-	res->done = false;
 	return PIB_RESP_OK;
 }
 
-/* An atomic request: done now, its result kept for a duplicate. */
+/* An atomic request: done now, its result kept for its ACK and a duplicate. */
 static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 					     const struct pib_pkt *pkt,
 					     const u8 *buf)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
-	struct pib_resp *resp = &qp->resp;
 	const u8 *eth = buf + pkt->hdr_len;
 	bool cas = pkt->bth.opcode == PIB_OP_RC_COMPARE_SWAP;
 	u64 swap_add = pib_get64(eth + 12), cmp = pib_get64(eth + 20), orig;
-	struct pib_rd_res *res;
 	int err;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
@@ -260,13 +295,7 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 			    &orig);
 	if (err)
 		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
-	res = &resp->res[resp->res_head++ % resp->num_res];
-	if (resp->res_head - resp->res_tail > resp->num_res)
-		resp->res_tail = resp->res_head - resp->num_res;
-	res->opcode = pkt->bth.opcode;
-	res->psn = pkt->bth.psn;
-	res->end_psn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
-	res->orig = orig;
+	pib_resp_new_res(qp, pkt, 1)->orig = orig;
 	return PIB_RESP_OK;
 }
 
@@ -320,7 +349,8 @@ static struct pib_rd_res *pib_resp_find_res(struct pib_qp *qp, u32 psn,
 
 /*
  * A request with a PSN before the expected one (IBA 9.7.5.1.1): READs
- * are answered again, atomics get their saved result, the rest an ACK.
+ * are answered again, atomics get their saved result, in turn with the
+ * responses owed; the rest an ACK.
  */
 static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 			       u8 f, struct sk_buff_head *q)
@@ -331,21 +361,19 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 
 	if (!(f & (PIB_RQ_READ | PIB_RQ_ATOMIC))) {
 		if (pkt->bth.ack_req)
-			pib_resp_ack(qp, q, (resp->epsn - 1) & PIB_PSN_MASK,
-				     PIB_SYN_ACK, NULL);
+			pib_resp_reply(qp, q, (resp->epsn - 1) & PIB_PSN_MASK,
+				       PIB_SYN_ACK);
 		return;
 	}
 	res = pib_resp_find_res(qp, pkt->bth.psn, &idx);
 	if (!res || res->opcode != pkt->bth.opcode)
 		return;
-	if (f & PIB_RQ_ATOMIC) {
-		pib_resp_ack(qp, q, res->psn, PIB_SYN_ACK, &res->orig);
-		return;
+	if (f & PIB_RQ_READ) {
+		res->sent = ((pkt->bth.psn - res->psn) & PIB_PSN_MASK) * qp->mtu;
+		if (res->sent > res->len)
+			res->sent = 0;
+		res->start = res->sent;
 	}
-	res->sent = ((pkt->bth.psn - res->psn) & PIB_PSN_MASK) * qp->mtu;
-	if (res->sent > res->len)
-		res->sent = 0;
-	res->start = res->sent;
 	res->done = false;
 	if ((s32)(resp->res_tail - idx) > 0)
 		resp->res_tail = idx;
@@ -357,23 +385,17 @@ static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u8 f,
 			  struct sk_buff_head *q)
 {
 	struct pib_resp *resp = &qp->resp;
-	struct pib_rd_res *res;
 
 	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
 	if (f & PIB_RQ_LAST)
 		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
-	if (f & PIB_RQ_READ) {
-		res = &resp->res[(resp->res_head - 1) % resp->num_res];
-		resp->epsn = res->end_psn;
-		resp->reads_due = true;
-	} else if (f & PIB_RQ_ATOMIC) {
-		res = &resp->res[(resp->res_head - 1) % resp->num_res];
-		pib_resp_ack(qp, q, pkt->bth.psn, PIB_SYN_ACK, &res->orig);
-	} else if (pkt->bth.ack_req) {
-		pib_resp_ack(qp, q, pkt->bth.psn, PIB_SYN_ACK, NULL);
-	}
+	/* READs and atomics are answered by pib_resp_send_due(). */
+	if (f & PIB_RQ_READ)
+		resp->epsn = resp->res[(resp->res_head - 1) % resp->num_res].end_psn;
+	else if (!(f & PIB_RQ_ATOMIC) && pkt->bth.ack_req)
+		pib_resp_reply(qp, q, pkt->bth.psn, PIB_SYN_ACK);
 }
 
 /* An RC request: PSN check (IBA 9.7.5.1), execution, ACK or NAK. */
@@ -393,7 +415,7 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (d > 0) {
 		if (!resp->nak_psn_sent) {
 			pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_SENT);
-			pib_resp_ack(qp, q, resp->epsn, PIB_SYN_NAK, NULL);
+			pib_resp_reply(qp, q, resp->epsn, PIB_SYN_NAK);
 		}
 		resp->nak_psn_sent = true;
 		return;
@@ -408,11 +430,14 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	case PIB_RESP_RNR:
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_SENT);
-		pib_resp_ack(qp, q, resp->epsn, PIB_SYN_RNR | qp->min_rnr_timer,
-			     NULL);
+		pib_resp_reply(qp, q, resp->epsn,
+			       PIB_SYN_RNR | qp->min_rnr_timer);
 		return;
 	default:
-		/* The requester fails the message; so does this QP. */
+		/*
+		 * The requester fails the message; so does this QP, which
+		 * sends no response it still owes: the NAK leaves now.
+		 */
 		pib_resp_ack(qp, q, resp->epsn, v, NULL);
 		pib_qp_error(qp);
 	}
@@ -448,9 +473,10 @@ static bool pib_resp_ready(struct pib_qp *qp)
  */
 void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 {
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	struct sk_buff_head q;
 	unsigned long flags;
-	bool reads;
+	bool reads, queued;
 
 	__skb_queue_head_init(&q);
 	spin_lock_irqsave(&qp->lock, flags);
@@ -462,10 +488,13 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 	}
 	reads = qp->resp.reads_due;
 	qp->resp.reads_due = false;
+	/* (under the lock: the QP's work may be answering for it too) */
+	queued = pib_dev_queue(dev, &q, true);
 	spin_unlock_irqrestore(&qp->lock, flags);
-	pib_dev_send(to_pib_dev(qp->ibqp.device), &q, true);
+	if (queued)
+		pib_dev_tx_kick(dev);
 	pib_qp_notify_cqs(qp);
-	/* READ responses leave now, not after a worker's wake-up. */
+	/* Responses leave now, not after a worker's wake-up. */
 	if (reads)
 		pib_qp_run(qp);
 }
@@ -513,14 +542,17 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 }
 
 /**
- * pib_resp_send_reads() - answer READ requests, from the QP's work
+ * pib_resp_send_due() - answer READ and atomic requests, from the QP's work
  * @qp: the QP, its lock held
  * @q: where the packets go
  * @budget: packets at most
  *
+ * The responses leave in the order of the requests, and then the ACK or
+ * NAK that waited behind them (pib_resp_reply()).
+ *
  * Return: true if there is more to send.
  */
-bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q, int budget)
+bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 {
 	struct pib_resp *resp = &qp->resp;
 	struct pib_rd_res *res;
@@ -529,17 +561,25 @@ bool pib_resp_send_reads(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		return false;
 	while (resp->res_tail != resp->res_head && budget-- > 0) {
 		res = &resp->res[resp->res_tail % resp->num_res];
-		if (res->opcode != PIB_OP_RC_READ_REQUEST || res->done) {
+		if (res->done) {
 			resp->res_tail++;
-			continue;
-		}
-		if (!pib_resp_read_packet(qp, res, q)) {
+		} else if (res->opcode != PIB_OP_RC_READ_REQUEST) {
+			pib_resp_ack(qp, q, res->psn, PIB_SYN_ACK, &res->orig);
+			res->done = true;
+			resp->res_tail++;
+		} else if (!pib_resp_read_packet(qp, res, q)) {
 			pib_resp_ack(qp, q, res->psn, PIB_RESP_NAK_ACCESS, NULL);
 			pib_qp_error(qp);
 			return false;
 		}
 	}
-	return resp->res_tail != resp->res_head;
+	if (resp->res_tail != resp->res_head)
+		return true;
+	if (resp->ack_due) {
+		resp->ack_due = false;
+		pib_resp_ack(qp, q, resp->ack_psn, resp->ack_syn, NULL);
+	}
+	return false;
 }
 
 /* Scatter a UD datagram (behind room for a GRH) into the receive WQE. */

@@ -53,6 +53,9 @@
  * @wr_id: the next work request's id (they only grow)
  * @last_wc: the id of each QP's latest send and receive completion
  * @mode: responder or requester
+ * @resp_psn: the PSN of each QP's latest response sent (ACK, NAK, atomic
+ *	ACK, READ response), valid if @resp_any
+ * @resp_any: a response went out since the last duplicate request
  */
 struct fq {
 	struct pib_dev *dev;
@@ -66,7 +69,12 @@ struct fq {
 	u64 wr_id;
 	u64 last_wc[FQ_NQP][2];
 	enum fuzz_qp_mode mode;
+	u32 resp_psn[FQ_NQP];
+	bool resp_any[FQ_NQP];
 };
+
+/* The run in progress, for fq_tx(). */
+static struct fq *fq_current;
 
 static const enum ib_qp_type fq_types[FQ_NQP] = {
 	IB_QPT_RC, IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_RC,
@@ -413,6 +421,9 @@ static void fq_packet(struct fq *f, struct fuzz_in *in)
 	};
 	u8 *buf = calloc(1, len);
 
+	/* A duplicate request is answered again: its responses start over. */
+	if (!fq_is_response(op) && dpsn < 0)
+		f->resp_any[(sel & 0x7f) % FQ_NQP] = false;
 	pib_lrh_pack(buf, &lrh);
 	if (grh)
 		pib_grh_pack(buf + PIB_LRH_LEN, &g);
@@ -431,6 +442,8 @@ static void fq_raw(struct fq *f, struct fuzz_in *in)
 	u32 len = fuzz_u16(in) % (PIB_MAX_PKT_LEN + 8);
 	u8 *buf = malloc(len ? len : 1);
 
+	/* (it may be a duplicate request of any QP) */
+	memset(f->resp_any, 0, sizeof(f->resp_any));
 	fuzz_bytes(in, buf, len);
 	fq_receive(f, buf, len);
 	free(buf);
@@ -470,6 +483,7 @@ static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 	struct pib_qp *qp = f->qp[i];
 	struct ib_qp_attr a = { .timeout = what & 31, .retry_cnt = sel >> 5 };
 
+	f->resp_any[i] = false;		/* (RESET starts new PSNs) */
 	switch (what >> 5) {
 	case 0:
 		a.qp_state = IB_QPS_ERR;
@@ -514,8 +528,53 @@ static void fq_port(struct fq *f, u8 state)
 }
 
 /*
+ * Packets that arrive while the QPs' work runs on another CPU: the
+ * receive path finds each QP running (pib_qp_run()) and cannot send its
+ * READ responses itself. Then that CPU finishes and runs the QPs again.
+ * Arguments: a count (1 to 8), then each packet as for fq_packet().
+ */
+static void fq_burst(struct fq *f, struct fuzz_in *in)
+{
+	unsigned int i, n = fuzz_u8(in) % 8 + 1;
+
+	for (i = 0; i < FQ_NQP; i++)
+		set_bit(PIB_QP_RUNNING, &f->qp[i]->run_flags);
+	for (i = 0; i < n && in->n; i++)
+		fq_packet(f, in);
+	for (i = 0; i < FQ_NQP; i++) {
+		clear_bit(PIB_QP_RUNNING, &f->qp[i]->run_flags);
+		pib_qp_run(f->qp[i]);
+	}
+}
+
+/*
+ * Every response a QP sends comes in PSN order (IBA 9.7.5.1: a responder
+ * answers requests in the order they came), unless a duplicate request
+ * asked for older ones again: no ACK overtakes a READ response still owed.
+ */
+static void fq_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
+{
+	struct fq *f = fq_current;
+	struct pib_pkt p;
+	u32 i;
+
+	if (pib_pkt_parse(pkt, len, &p) || !fq_is_response(p.bth.opcode))
+		return;
+	i = p.bth.dest_qp - FQ_PEER_QPN;
+	if (i >= FQ_NQP)
+		return;
+	if (f->resp_any[i] && pib_psn_diff(p.bth.psn, f->resp_psn[i]) < 0) {
+		fprintf(stderr, "QP %u: response opcode 0x%02x PSN 0x%06x after PSN 0x%06x\n",
+			i, p.bth.opcode, p.bth.psn, f->resp_psn[i]);
+		FUZZ_CHECK(!"responses in PSN order");
+	}
+	f->resp_psn[i] = p.bth.psn;
+	f->resp_any[i] = true;
+}
+
+/*
  * One event. Its first byte picks it:
- *   0, 9  a templated packet (fq_packet)
+ *   0     a templated packet (fq_packet)
  *   1     a raw packet: length (u16), bytes
  *   2     the first pending timer fires
  *   3     post send: QP, kind, length (u16), send flags
@@ -524,6 +583,7 @@ static void fq_port(struct fq *f, u8 state)
  *   6     modify: QP, what (fq_modify)
  *   7     the user writes a WQE (fq_user_wqe) and rings the doorbell
  *   8     the user writes a ring index (fq_user_index), doorbell
+ *   9     a burst of packets while the QPs are busy (fq_burst)
  *   10    the SM moves the port: state (DOWN, INIT, ARMED, ACTIVE)
  *   11    resize the CQ: entries (u8)
  *   12    arm the SRQ's limit: limit (u8)
@@ -565,6 +625,9 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		else
 			fq_user_index(f, in);
 		pib_post_send(&f->qp[FQ_USER]->ibqp, NULL, &bad);
+		break;
+	case 9:
+		fq_burst(f, in);
 		break;
 	case 10:
 		fq_port(f, fuzz_u8(in));
@@ -631,6 +694,8 @@ static void fq_setup(struct fq *f, const u8 *cfg)
 	union ib_gid mgid = { .raw = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff } };
 
 	fuzz_world_init(1, false);
+	fq_current = f;
+	fuzz_world.tx_hook = fq_tx;
 	f->dev = fuzz_world.dev[0];
 	fuzz_port_up(f->dev, FUZZ_DEV_LID(0), IB_MTU_4096);
 	f->dev->port.pkeys[1] = 0x8001;		/* a full member... */

@@ -417,7 +417,8 @@ static void gen_switch(void)
 
 /*
  * fuzz_qp events: configuration, then a templated packet is
- * 0 QP opcode flags dpsn(16) len(16) bytes.
+ * 0 QP opcode flags dpsn(16) len(16) bytes; a burst of N + 1 of them is
+ * 9 N, then each without its 0.
  */
 static void qp_cfg(struct seed *s, __u8 mtu, __u8 psns)
 {
@@ -429,16 +430,23 @@ static void qp_cfg(struct seed *s, __u8 mtu, __u8 psns)
 	put8(s, 4 | 4 << 4);	/* max_rd_atomic, max_dest_rd_atomic */
 }
 
-static void qp_pkt(struct seed *s, __u8 qp, __u8 op, __u8 flags, int dpsn,
-		   const __u8 *bytes, unsigned int n)
+/* A templated packet's arguments (event 0, or in a burst: event 9). */
+static void pkt_args(struct seed *s, __u8 qp, __u8 op, __u8 flags, int dpsn,
+		     const __u8 *bytes, unsigned int n)
 {
-	put8(s, 0);
 	put8(s, qp);
 	put8(s, op);
 	put8(s, flags);
 	put16(s, dpsn & 0xffff);
 	put16(s, n);
 	put(s, bytes, n);
+}
+
+static void qp_pkt(struct seed *s, __u8 qp, __u8 op, __u8 flags, int dpsn,
+		   const __u8 *bytes, unsigned int n)
+{
+	put8(s, 0);
+	pkt_args(s, qp, op, flags, dpsn, bytes, n);
 }
 
 /* Extension headers and payload: a RETH naming the MR, then @pay bytes. */
@@ -637,6 +645,34 @@ static void gen_comp(void)
 	save("fuzz_comp", "sqd-timers", &s);
 }
 
+/*
+ * While the QP's work is busy elsewhere (event 9): a READ, an atomic and
+ * a SEND come. The READ's responses, the atomic's ACK and the SEND's ACK
+ * must leave in that order. (Last, so that the older seeds keep their
+ * numbers.)
+ */
+static void gen_resp_busy(void)
+{
+	static __u8 b[PIB_RETH_LEN + 100];
+	const __u8 aim = 0x40, ack = 1;
+	struct seed s = { .n = 0 };
+	unsigned int n;
+
+	memset(b, 0x5a, sizeof(b));
+	qp_cfg(&s, 0, 0);
+	put8(&s, 9);
+	put8(&s, 2);				/* 3 packets */
+	n = reth_pay(b, 100, 3000, 0);
+	pkt_args(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, 0, b, n);
+	pib_put64(b, 8);
+	pib_put32(b + 8, 0);
+	pib_put64(b + 12, 5);
+	pib_put64(b + 20, 0);
+	pkt_args(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, 28);
+	pkt_args(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 0, b, 100);
+	save("fuzz_resp", "read-busy", &s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -652,5 +688,6 @@ int main(int argc, char **argv)
 	gen_switch();
 	gen_resp();
 	gen_comp();
+	gen_resp_busy();
 	return 0;
 }
