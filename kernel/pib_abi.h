@@ -125,10 +125,10 @@ enum pib_wr_opcode {
 };
 
 /* Send flags: enum ibv_send_flags's values. */
-#define PIB_SEND_FENCE		(1 << 0)
-#define PIB_SEND_SIGNALED	(1 << 1)
-#define PIB_SEND_SOLICITED	(1 << 2)
-#define PIB_SEND_INLINE		(1 << 3)
+#define PIB_SEND_FENCE		0x01
+#define PIB_SEND_SIGNALED	0x02
+#define PIB_SEND_SOLICITED	0x04
+#define PIB_SEND_INLINE		0x08
 
 /**
  * struct pib_send_wqe - a send work request in the SQ
@@ -196,9 +196,9 @@ struct pib_recv_wqe {
 };
 
 /* CQE flags: enum ibv_wc_flags's values. */
-#define PIB_WC_GRH		(1 << 0)
-#define PIB_WC_WITH_IMM		(1 << 1)
-#define PIB_WC_WITH_INV		(1 << 3)
+#define PIB_WC_GRH		0x01
+#define PIB_WC_WITH_IMM		0x02
+#define PIB_WC_WITH_INV		0x08
 
 /**
  * struct pib_cqe - a completion in a CQ

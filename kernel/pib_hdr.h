@@ -1166,9 +1166,9 @@ static inline int pib_smp_returning(const __u8 *smp)
  * Return: enum pib_dr_verdict.
  */
 static inline enum pib_dr_verdict pib_dr_switch_route(__u8 *smp,
-						     unsigned int in_port,
-						     unsigned int num_ports,
-						     unsigned int *out_port)
+						      unsigned int in_port,
+						      unsigned int num_ports,
+						      unsigned int *out_port)
 {
 	unsigned int hp = smp[PIB_SMP_HOP_PTR], hc = smp[PIB_SMP_HOP_CNT];
 
