@@ -41,6 +41,8 @@
  * struct pib_ring_hdr - the start of every ring, followed by its entries
  * @producer: entries produced; written by the producer only
  * @consumer: entries consumed; written by the consumer only
+ * @reserved0: 0; pads @producer to a cache line of its own
+ * @reserved1: 0; pads @consumer to a cache line of its own
  *
  * The two indices live in separate cache lines.
  */
@@ -59,6 +61,7 @@ struct pib_ring_hdr {
  * @size: bytes to map (header and entries)
  * @num: entries, a power of two
  * @stride: bytes per entry
+ * @reserved: 0
  */
 struct pib_ring_info {
 	__aligned_u64 offset;
@@ -234,18 +237,30 @@ struct pib_cqe {
 	__u8 reserved[18];
 };
 
-/* create_cq / resize_cq: the CQ's ring of struct pib_cqe. */
+/**
+ * struct pib_create_cq_resp - create_cq's and resize_cq's answer
+ * @cq: the CQ's ring of struct pib_cqe
+ */
 struct pib_create_cq_resp {
 	struct pib_ring_info cq;
 };
 
-/* create_qp: the SQ and, without an SRQ, the RQ. */
+/**
+ * struct pib_create_qp_resp - create_qp's answer
+ * @sq: the SQ's ring of struct pib_send_wqe
+ * @rq: the RQ's ring of struct pib_recv_wqe; empty with an SRQ
+ */
 struct pib_create_qp_resp {
 	struct pib_ring_info sq;
 	struct pib_ring_info rq;
 };
 
-/* create_srq: the SRQ's ring of struct pib_recv_wqe. */
+/**
+ * struct pib_create_srq_resp - create_srq's answer
+ * @rq: the SRQ's ring of struct pib_recv_wqe
+ * @srq_num: 0 (pib has no XRC, whose SRQs have numbers)
+ * @reserved: 0
+ */
 struct pib_create_srq_resp {
 	struct pib_ring_info rq;
 	__u32 srq_num;

@@ -859,6 +859,54 @@ enum pib_phys_state {
 
 /**
  * struct pib_portinfo - IBA PortInfo (14.2.5.6) in host order
+ * @mkey: M_Key
+ * @gid_prefix: GidPrefix
+ * @lid: LID
+ * @sm_lid: MasterSMLID
+ * @cap_mask: CapabilityMask
+ * @diag_code: DiagCode
+ * @mkey_lease_period: M_KeyLeasePeriod
+ * @local_port_num: LocalPortNum
+ * @link_width_enabled: LinkWidthEnabled
+ * @link_width_supported: LinkWidthSupported
+ * @link_width_active: LinkWidthActive
+ * @link_speed_supported: LinkSpeedSupported
+ * @port_state: PortState (enum pib_port_state)
+ * @phys_state: PortPhysicalState (enum pib_phys_state)
+ * @link_down_default: LinkDownDefaultState
+ * @mkey_protect: M_KeyProtectBits
+ * @lmc: LMC
+ * @link_speed_active: LinkSpeedActive
+ * @link_speed_enabled: LinkSpeedEnabled
+ * @neighbor_mtu: NeighborMTU (enum pib_ib_mtu)
+ * @sm_sl: MasterSMSL
+ * @vl_cap: VLCap
+ * @init_type: InitType
+ * @vl_high_limit: VLHighLimit
+ * @vl_arb_high_cap: VLArbitrationHighCap
+ * @vl_arb_low_cap: VLArbitrationLowCap
+ * @init_type_reply: InitTypeReply
+ * @mtu_cap: MTUCap (enum pib_ib_mtu)
+ * @vl_stall_count: VLStallCount
+ * @hoq_life: HOQLife
+ * @operational_vls: OperationalVLs
+ * @enforcement: PartitionEnforcementInbound/Outbound and
+ *	FilterRawInbound/Outbound, one bit each
+ * @mkey_violations: M_KeyViolations
+ * @pkey_violations: P_KeyViolations
+ * @qkey_violations: Q_KeyViolations
+ * @guid_cap: GUIDCap
+ * @client_reregister: ClientReregister
+ * @subnet_timeout: SubnetTimeOut
+ * @resp_time_value: RespTimeValue
+ * @local_phy_errors: LocalPhyErrors
+ * @overrun_errors: OverrunErrors
+ * @max_credit_hint: MaxCreditHint
+ * @link_roundtrip_latency: LinkRoundTripLatency
+ * @cap_mask2: CapabilityMask2
+ * @link_speed_ext_active: LinkSpeedExtActive
+ * @link_speed_ext_supported: LinkSpeedExtSupported
+ * @link_speed_ext_enabled: LinkSpeedExtEnabled
  *
  * Field names follow the IBA; widths follow the wire format.
  */
@@ -894,7 +942,7 @@ struct pib_portinfo {
 	__u8 vl_stall_count;
 	__u8 hoq_life;
 	__u8 operational_vls;
-	__u8 enforcement;	/* PartitionEnforcement/FilterRaw bits */
+	__u8 enforcement;
 	__u16 mkey_violations;
 	__u16 pkey_violations;
 	__u16 qkey_violations;
