@@ -91,9 +91,9 @@ lint_build() {
 	fi
 	# gcc's and kernel-doc's lines carry [-W...] or "warning:"; sparse's
 	# (after "CHECK file.c") say warning: or error: without a flag.
-	w=$(grep -E '^[^ ]+:[0-9]+(:[0-9]+)?: (warning|error):' "$log" |
-		grep -E '\[-W[^]]*\]$|^[^ ]+:[0-9]+: warning:')
-	s=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" |
+	w=$(grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$log" |
+		grep -E '\[-W[^]]*\]$|^[^ :]+:[0-9]+: warning:')
+	s=$(grep -E '^[^ :]+:[0-9]+:[0-9]+: (warning|error):' "$log" |
 		grep -vE '\[-W[^]]*\]$')
 	if [ -n "$w" ]; then
 		fail w1 "$(wc -l <<<"$w") warnings (log: $log)" "$w"
