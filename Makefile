@@ -3,6 +3,8 @@
 # pib top-level Makefile.
 #   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav<PABI>.so
 #   make deps       install the Debian packages the build, tests and demo need
+#   make lint       W=1, sparse, kernel-doc and checkpatch --strict on kernel/,
+#                   each at zero warnings (tests/lint.sh; make test runs it)
 #   make test       unit tests, then the VM scenario tests (tests/run) on the
 #                   default platform (this Debian 12 machine) and the platform
 #                   suite on the others (tests/platform/platforms)
@@ -54,7 +56,7 @@ KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test test-debug unit demo bench clean check-kdir
+.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test test-debug unit lint demo bench clean check-kdir
 
 all: kernel provider
 
@@ -124,6 +126,9 @@ deb: provider
 
 unit:
 	$(MAKE) -C tests/unit
+
+lint:
+	KDIR=$(KDIR) BUILD=$(BUILD) bash tests/lint.sh
 
 # Every test: the unit tests and fuzzing (tests/run starts with them), the
 # default platform's whole suite, then the platform suite on every other

@@ -158,7 +158,7 @@ enum pib_stat {
  * @counters: traffic and error counters
  */
 struct pib_port {
-	spinlock_t lock;
+	spinlock_t lock;	/* every field below but @counters */
 	enum ib_port_state state;
 	enum ib_port_phys_state phys_state;
 	bool disabled;
@@ -276,7 +276,7 @@ struct pib_switch {
 	u64 guid;
 	struct delayed_work hello_work;
 	struct dentry *debugfs;
-	spinlock_t lock;
+	spinlock_t lock;	/* the peer table, @ports, what the SM sets */
 	struct pib_peer_table peers;
 	struct pib_sw_port ports[PIB_SW_NUM_PORTS + 1];
 	u16 lid;
@@ -363,9 +363,9 @@ struct pib_dev {
 	unsigned long tx_flags;
 	struct xarray qps;
 	u32 next_qpn;
-	spinlock_t mcast_lock;
+	spinlock_t mcast_lock;	/* @mcast */
 	struct list_head mcast;
-	spinlock_t atomic_lock;
+	spinlock_t atomic_lock;	/* atomics among this HCA's QPs */
 	atomic_t pd_count;
 	atomic_t cq_count;
 	atomic_t mr_count;
@@ -510,7 +510,7 @@ enum pib_cq_notify {
  */
 struct pib_cq {
 	struct ib_cq ibcq;
-	spinlock_t lock;
+	spinlock_t lock;	/* the ring, @qps, @notify, @overflowed */
 	struct pib_ring ring;
 	struct ib_qp **qps;
 	enum pib_cq_notify notify;
@@ -529,7 +529,7 @@ struct pib_cq {
  */
 struct pib_srq {
 	struct ib_srq ibsrq;
-	spinlock_t lock;
+	spinlock_t lock;	/* the ring's consumer side, @limit, @max_sge */
 	struct pib_ring ring;
 	u32 max_sge;
 	u32 limit;
@@ -716,7 +716,7 @@ struct pib_resp {
  */
 struct pib_qp {
 	struct ib_qp ibqp;
-	spinlock_t lock;
+	spinlock_t lock;	/* everything below but @work */
 	enum ib_qp_state state;
 	bool user;
 	bool sig_all;

@@ -41,6 +41,8 @@
  * struct pib_ring_hdr - the start of every ring, followed by its entries
  * @producer: entries produced; written by the producer only
  * @consumer: entries consumed; written by the consumer only
+ * @reserved0: 0; pads @producer to a cache line of its own
+ * @reserved1: 0; pads @consumer to a cache line of its own
  *
  * The two indices live in separate cache lines.
  */
@@ -59,6 +61,7 @@ struct pib_ring_hdr {
  * @size: bytes to map (header and entries)
  * @num: entries, a power of two
  * @stride: bytes per entry
+ * @reserved: 0
  */
 struct pib_ring_info {
 	__aligned_u64 offset;
@@ -125,10 +128,10 @@ enum pib_wr_opcode {
 };
 
 /* Send flags: enum ibv_send_flags's values. */
-#define PIB_SEND_FENCE		(1 << 0)
-#define PIB_SEND_SIGNALED	(1 << 1)
-#define PIB_SEND_SOLICITED	(1 << 2)
-#define PIB_SEND_INLINE		(1 << 3)
+#define PIB_SEND_FENCE		0x01
+#define PIB_SEND_SIGNALED	0x02
+#define PIB_SEND_SOLICITED	0x04
+#define PIB_SEND_INLINE		0x08
 
 /**
  * struct pib_send_wqe - a send work request in the SQ
@@ -196,9 +199,9 @@ struct pib_recv_wqe {
 };
 
 /* CQE flags: enum ibv_wc_flags's values. */
-#define PIB_WC_GRH		(1 << 0)
-#define PIB_WC_WITH_IMM		(1 << 1)
-#define PIB_WC_WITH_INV		(1 << 3)
+#define PIB_WC_GRH		0x01
+#define PIB_WC_WITH_IMM		0x02
+#define PIB_WC_WITH_INV		0x08
 
 /**
  * struct pib_cqe - a completion in a CQ
@@ -234,18 +237,30 @@ struct pib_cqe {
 	__u8 reserved[18];
 };
 
-/* create_cq / resize_cq: the CQ's ring of struct pib_cqe. */
+/**
+ * struct pib_create_cq_resp - create_cq's and resize_cq's answer
+ * @cq: the CQ's ring of struct pib_cqe
+ */
 struct pib_create_cq_resp {
 	struct pib_ring_info cq;
 };
 
-/* create_qp: the SQ and, without an SRQ, the RQ. */
+/**
+ * struct pib_create_qp_resp - create_qp's answer
+ * @sq: the SQ's ring of struct pib_send_wqe
+ * @rq: the RQ's ring of struct pib_recv_wqe; empty with an SRQ
+ */
 struct pib_create_qp_resp {
 	struct pib_ring_info sq;
 	struct pib_ring_info rq;
 };
 
-/* create_srq: the SRQ's ring of struct pib_recv_wqe. */
+/**
+ * struct pib_create_srq_resp - create_srq's answer
+ * @rq: the SRQ's ring of struct pib_recv_wqe
+ * @srq_num: 0 (pib has no XRC, whose SRQs have numbers)
+ * @reserved: 0
+ */
 struct pib_create_srq_resp {
 	struct pib_ring_info rq;
 	__u32 srq_num;

@@ -91,7 +91,12 @@ void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status)
 	pib_qp_error(qp);
 }
 
-/* Post the completion of a receive WQE. */
+/**
+ * pib_rq_cqe() - post the completion of a receive WQE
+ * @qp: the QP whose RQ (or SRQ) the WQE came from
+ * @cqe: the completion
+ * @solicited: the message asked for a solicited event
+ */
 void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited)
 {
 	pib_cq_push(to_pib_cq(qp->ibqp.recv_cq), cqe, qp, solicited);

@@ -91,6 +91,13 @@ out:
 	return err;
 }
 
+/**
+ * pib_destroy_cq() - the destroy_cq verb
+ * @ibcq: the CQ
+ * @udata: the user's call, or NULL for a kernel consumer's CQ
+ *
+ * Return: 0; the RDMA core frees @ibcq.
+ */
 int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
@@ -193,7 +200,16 @@ static void pib_cq_to_wc(const struct pib_cqe *e, struct ib_qp *qp,
 	}
 }
 
-/* poll_cq, for kernel consumers: the provider polls user CQs itself. */
+/**
+ * pib_poll_cq() - the poll_cq verb, for kernel consumers
+ * @ibcq: the CQ
+ * @num_entries: room at @wc
+ * @wc: where the completions go
+ *
+ * The provider polls the rings of user CQs itself.
+ *
+ * Return: the number of completions written to @wc.
+ */
 int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
@@ -211,6 +227,14 @@ int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	return n;
 }
 
+/**
+ * pib_req_notify_cq() - the req_notify_cq verb: arm the CQ
+ * @ibcq: the CQ
+ * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and IB_CQ_REPORT_MISSED_EVENTS
+ *
+ * Return: 1 if IB_CQ_REPORT_MISSED_EVENTS was asked for and the CQ holds
+ * completions already, else 0.
+ */
 int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);

@@ -47,6 +47,14 @@ static struct pib_mcast_attach *pib_mcast_find(struct pib_qp *qp,
 	return NULL;
 }
 
+/**
+ * pib_attach_mcast() - the attach_mcast verb
+ * @ibqp: a UD QP
+ * @gid: the multicast group's GID
+ * @lid: the group's multicast LID
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
@@ -91,6 +99,14 @@ static void pib_mcast_unlink(struct pib_dev *dev, struct pib_mcast_attach *a)
 	kfree_rcu(a, rcu);
 }
 
+/**
+ * pib_detach_mcast() - the detach_mcast verb
+ * @ibqp: the QP
+ * @gid: the multicast group's GID
+ * @lid: the group's multicast LID
+ *
+ * Return: 0, or -EINVAL if @ibqp is not attached to the group.
+ */
 int pib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 {
 	struct pib_dev *dev = to_pib_dev(ibqp->device);

@@ -101,6 +101,13 @@ static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 	xa_store(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
 }
 
+/**
+ * pib_get_dma_mr() - the get_dma_mr verb: an MR over all of memory
+ * @ibpd: the PD
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: the MR, or an ERR_PTR().
+ */
 struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
@@ -187,6 +194,14 @@ fail:
 	return ERR_PTR(err);
 }
 
+/**
+ * pib_alloc_mr() - the alloc_mr verb: an MR for fast registration
+ * @ibpd: the PD
+ * @type: IB_MR_TYPE_MEM_REG, the only type pib supports
+ * @max_num_sg: the most pages a registration may map
+ *
+ * Return: the MR, or an ERR_PTR().
+ */
 struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg)
 {
@@ -220,6 +235,15 @@ static int pib_mr_set_page(struct ib_mr *ibmr, u64 addr)
 	return 0;
 }
 
+/**
+ * pib_map_mr_sg() - the map_mr_sg verb: the pages of a fast registration
+ * @ibmr: an MR of pib_alloc_mr()
+ * @sg: the scatterlist
+ * @sg_nents: its entries
+ * @sg_offset: the offset into the first entry, or NULL
+ *
+ * Return: the number of entries mapped, as ib_sg_to_pages() counts them.
+ */
 int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset)
 {
@@ -227,6 +251,13 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, pib_mr_set_page);
 }
 
+/**
+ * pib_dereg_mr() - the dereg_mr verb
+ * @ibmr: the MR
+ * @udata: the user's call, or NULL
+ *
+ * Return: 0, once no packet uses the MR any more.
+ */
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	pib_mr_free(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
@@ -255,6 +286,10 @@ struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key)
 	return mr;
 }
 
+/**
+ * pib_mr_put() - drop the reference that pib_mr_get() took
+ * @mr: the MR
+ */
 void pib_mr_put(struct pib_mr *mr)
 {
 	if (refcount_dec_and_test(&mr->users))

@@ -476,11 +476,17 @@ void pib_switch_put(struct pib_switch *sw)
 	kfree(sw);
 }
 
+/**
+ * pib_net_init() - at module load: pib's debugfs directory
+ */
 void pib_net_init(void)
 {
 	pib_debugfs = debugfs_create_dir("pib", NULL);
 }
 
+/**
+ * pib_net_exit() - at module unload: remove pib's debugfs directory
+ */
 void pib_net_exit(void)
 {
 	debugfs_remove(pib_debugfs);

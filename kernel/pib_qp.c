@@ -190,6 +190,14 @@ static void pib_qp_unnumber(struct pib_dev *dev, struct pib_qp *qp)
 		xa_erase(&dev->qps, qp->ibqp.qp_num);
 }
 
+/**
+ * pib_create_qp() - the create_qp verb
+ * @ibqp: the QP, allocated by the RDMA core
+ * @init: its type, CQs, SRQ and queue sizes
+ * @udata: the user's call, or NULL for a kernel consumer's QP
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		  struct ib_udata *udata)
 {
@@ -235,6 +243,13 @@ fail:
 	return err;
 }
 
+/**
+ * pib_destroy_qp() - the destroy_qp verb
+ * @ibqp: the QP
+ * @udata: the user's call, or NULL
+ *
+ * Return: 0, once no receiver, timer or work uses the QP any more.
+ */
 int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
@@ -375,6 +390,16 @@ static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 		qp->req.rnr_left = qp->rnr_retry;
 }
 
+/**
+ * pib_modify_qp() - the modify_qp verb
+ * @ibqp: the QP
+ * @attr: the new attributes
+ * @mask: IB_QP_* bits: which of @attr to take
+ * @udata: the user's call, or NULL
+ *
+ * Return: 0, or a negative errno (-EINVAL for a transition or attribute
+ * the IBA does not allow).
+ */
 int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_udata *udata)
 {
@@ -429,6 +454,15 @@ static void pib_qp_query_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
 				av->traffic_class);
 }
 
+/**
+ * pib_query_qp() - the query_qp verb
+ * @ibqp: the QP
+ * @attr: where its attributes go
+ * @mask: IB_QP_* bits asked for (all are given)
+ * @init: where its creation attributes go
+ *
+ * Return: 0.
+ */
 int pib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		 struct ib_qp_init_attr *init)
 {
@@ -532,6 +566,15 @@ static int pib_send_wr_to_wqe(struct pib_qp *qp, const struct ib_send_wr *wr,
 	return pib_wr_fill_op(qp, wr, wqe);
 }
 
+/**
+ * pib_post_send() - the post_send verb, and a user's SQ doorbell
+ * @ibqp: the QP
+ * @wr: a kernel consumer's list of WRs (none for a user's QP, whose WQEs
+ *	are in its ring already)
+ * @bad_wr: the first WR not posted, on error
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		  const struct ib_send_wr **bad_wr)
 {
@@ -608,6 +651,16 @@ int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
 	return 0;
 }
 
+/**
+ * pib_post_recv() - the post_recv verb, for kernel consumers
+ * @ibqp: the QP (not one with an SRQ)
+ * @wr: the list of WRs
+ * @bad_wr: the first WR not posted, on error
+ *
+ * The provider writes the RQ rings of user QPs itself.
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		  const struct ib_recv_wr **bad_wr)
 {
@@ -635,6 +688,11 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
+/**
+ * pib_qp_init() - at module load: the workqueue that QP work runs on
+ *
+ * Return: 0, or -ENOMEM.
+ */
 int pib_qp_init(void)
 {
 	/* Unbound, as rxe's: from Linux 7.x on, a workqueue must say which. */
@@ -643,6 +701,9 @@ int pib_qp_init(void)
 	return pib_wq ? 0 : -ENOMEM;
 }
 
+/**
+ * pib_qp_exit() - at module unload: destroy the QP workqueue
+ */
 void pib_qp_exit(void)
 {
 	destroy_workqueue(pib_wq);

@@ -107,7 +107,10 @@ void pib_ring_free(struct pib_ring *ring)
 	ring->hdr = NULL;
 }
 
-/* The mmap entry's last reference went away, and with it the ring's memory. */
+/**
+ * pib_mmap_free() - the mmap_free verb: free a ring's memory
+ * @rdma: the ring's mmap entry, whose last reference went away
+ */
 void pib_mmap_free(struct rdma_user_mmap_entry *rdma)
 {
 	struct pib_mmap_entry *e = container_of(rdma, struct pib_mmap_entry, rdma);
@@ -196,7 +199,11 @@ u32 pib_ring_room(struct pib_ring *ring)
 	return used <= ring->num ? ring->num - used : 0;
 }
 
-/* Publish consumed entries up to @cons. */
+/**
+ * pib_ring_consume_to() - publish consumed entries
+ * @ring: the ring
+ * @cons: the consumer index after the last entry consumed
+ */
 void pib_ring_consume_to(struct pib_ring *ring, u32 cons)
 {
 	ring->cons = cons;
@@ -204,13 +211,21 @@ void pib_ring_consume_to(struct pib_ring *ring, u32 cons)
 	smp_store_release(&ring->hdr->consumer, cons);
 }
 
-/* Publish one consumed entry. */
+/**
+ * pib_ring_consume() - publish one consumed entry
+ * @ring: the ring
+ */
 void pib_ring_consume(struct pib_ring *ring)
 {
 	pib_ring_consume_to(ring, ring->cons + 1);
 }
 
-/* Publish one produced entry (also as a kernel consumer's post does). */
+/**
+ * pib_ring_produce() - publish one produced entry
+ * @ring: the ring; the entry at its producer index is written
+ *
+ * Also what a kernel consumer's post does.
+ */
 void pib_ring_produce(struct pib_ring *ring)
 {
 	ring->prod++;

@@ -107,7 +107,12 @@ static u8 pib_qpt_bit(struct pib_qp *qp)
 	}
 }
 
-/* Is @wqe a READ or an atomic (an operation with response data)? */
+/**
+ * pib_wqe_has_response() - does a send WQE have response data?
+ * @wqe: the WQE
+ *
+ * Return: true for a READ or an atomic.
+ */
 bool pib_wqe_has_response(const struct pib_send_wqe *wqe)
 {
 	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
@@ -115,7 +120,12 @@ bool pib_wqe_has_response(const struct pib_send_wqe *wqe)
 	return r && r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC);
 }
 
-/* The completion opcode of a send WQE. */
+/**
+ * pib_wqe_wc_opcode() - the completion opcode of a send WQE
+ * @wqe: the WQE
+ *
+ * Return: enum ib_wc_opcode.
+ */
 u8 pib_wqe_wc_opcode(const struct pib_send_wqe *wqe)
 {
 	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
@@ -123,13 +133,27 @@ u8 pib_wqe_wc_opcode(const struct pib_send_wqe *wqe)
 	return r ? r->wc_opcode : IB_WC_SEND;
 }
 
+/**
+ * pib_sq_wqe() - a WQE of the SQ, in the kernel's checked copy
+ * @qp: the QP
+ * @idx: an SQ index; it wraps
+ *
+ * Return: the WQE.
+ */
 struct pib_send_wqe *pib_sq_wqe(struct pib_qp *qp, u32 idx)
 {
 	return (void *)(qp->sq.shadow +
 			(size_t)(idx & (qp->sq.ring.num - 1)) * qp->sq.ring.stride);
 }
 
-/* Kernel consumers: the opcode's own fields of a send WR. */
+/**
+ * pib_wr_fill_op() - the opcode's own fields of a kernel consumer's send WR
+ * @qp: the QP
+ * @wr: the WR
+ * @wqe: the WQE to fill
+ *
+ * Return: 0, or -EINVAL for an opcode pib does not have.
+ */
 int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
 		   struct pib_send_wqe *wqe)
 {
@@ -175,9 +199,16 @@ int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
 	}
 }
 
-/*
- * Kernel consumers: REG_MR. The MR pointer, key and access ride in the
- * atomic fields of the WQE; user SQs can never carry this opcode.
+/**
+ * pib_reg_wr_to_wqe() - a kernel consumer's REG_MR as a WQE
+ * @qp: the QP
+ * @wr: the WR
+ * @wqe: the WQE to fill
+ *
+ * The MR pointer, key and access ride in the atomic fields of the WQE;
+ * user SQs can never carry this opcode.
+ *
+ * Return: 0.
  */
 int pib_reg_wr_to_wqe(struct pib_qp *qp, const struct ib_reg_wr *wr,
 		      struct pib_send_wqe *wqe)
@@ -327,7 +358,13 @@ struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
 	return skb;
 }
 
-/* The GRH of a packet whose headers, payload and pad take @body bytes. */
+/**
+ * pib_pkt_put_grh() - write the GRH of a packet to an address vector
+ * @dev: the sending device
+ * @av: the destination
+ * @pkt: the packet, from its LRH
+ * @body: bytes of the packet's headers, payload and pad
+ */
 void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
 		     u32 body)
 {
@@ -347,7 +384,10 @@ void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
 	pib_grh_pack(pkt + PIB_LRH_LEN, &grh);
 }
 
-/* Seal a packet that pib_pkt_new() allocated and the caller filled. */
+/**
+ * pib_pkt_finish() - seal a packet that pib_pkt_new() allocated
+ * @skb: the packet, filled in by the caller
+ */
 void pib_pkt_finish(struct sk_buff *skb)
 {
 	pib_pkt_seal(skb->data, skb->len - PIB_ICRC_LEN - PIB_VCRC_LEN);

@@ -440,6 +440,15 @@ reply:
 
 /**
  * pib_process_mad() - the HCA's management agents
+ * @ibdev: the pib device
+ * @flags: IB_MAD_IGNORE_* flags of the MAD layer
+ * @port_num: the port the MAD arrived on (pib has one)
+ * @in_wc: the MAD's work completion (unused)
+ * @in_grh: the MAD's GRH, if it had one (unused)
+ * @in: the MAD
+ * @out: the reply, if the result says IB_MAD_RESULT_REPLY
+ * @out_size: room at @out in bytes; set to the reply's size
+ * @out_pkey_index: the reply's P_Key index (unused)
  *
  * Answers SMPs (SMA) and performance management MADs (PMA) addressed to
  * the port; everything else is left to the MAD layer's agents.

@@ -75,6 +75,14 @@ bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe)
 	return taken;
 }
 
+/**
+ * pib_create_srq() - the create_srq verb
+ * @ibsrq: the SRQ, allocated by the RDMA core
+ * @init: its size and limit
+ * @udata: the user's call, or NULL for a kernel consumer's SRQ
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata)
 {
@@ -117,6 +125,15 @@ out:
 	return err;
 }
 
+/**
+ * pib_modify_srq() - the modify_srq verb: set the limit
+ * @ibsrq: the SRQ
+ * @attr: the new limit
+ * @mask: IB_SRQ_LIMIT; IB_SRQ_MAX_WR (resizing) is not supported
+ * @udata: the user's call, or NULL
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		   enum ib_srq_attr_mask mask, struct ib_udata *udata)
 {
@@ -135,6 +152,13 @@ int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	return 0;
 }
 
+/**
+ * pib_query_srq() - the query_srq verb
+ * @ibsrq: the SRQ
+ * @attr: where its size and limit go
+ *
+ * Return: 0.
+ */
 int pib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 {
 	struct pib_srq *srq = to_pib_srq(ibsrq);
@@ -145,6 +169,13 @@ int pib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
+/**
+ * pib_destroy_srq() - the destroy_srq verb
+ * @ibsrq: the SRQ
+ * @udata: the user's call, or NULL
+ *
+ * Return: 0.
+ */
 int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct pib_srq *srq = to_pib_srq(ibsrq);
@@ -154,7 +185,16 @@ int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	return 0;
 }
 
-/* post_srq_recv, for kernel consumers: the provider writes its ring itself. */
+/**
+ * pib_post_srq_recv() - the post_srq_recv verb, for kernel consumers
+ * @ibsrq: the SRQ
+ * @wr: the list of WRs
+ * @bad_wr: the first WR not posted, on error
+ *
+ * The provider writes the rings of user SRQs itself.
+ *
+ * Return: 0, or a negative errno.
+ */
 int pib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {

@@ -93,6 +93,8 @@ void pib_switch_track_links(struct pib_switch *sw)
  *
  * A device's port is up with the device's link, a peer's port with the
  * peer's hellos. Must be called under rcu_read_lock() if @dev_out is used.
+ *
+ * Return: true if the port's link is up.
  */
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out)
