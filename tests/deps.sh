@@ -29,8 +29,9 @@ pkgs=(
 	tshark
 	# fuzzing pib's kernel code on the host (tests/fuzz): clang's libFuzzer
 	clang libclang-rt-dev
-	# the debug kernel of make test-debug (tests/platform/debug-kernel.sh)
-	linux-source-6.1 bc bison flex libelf-dev libssl-dev rsync
+	# the debug kernel of make test-debug (tests/platform/debug-kernel.sh;
+	# its source is linux-source-6.1, above)
+	bc bison flex libelf-dev libssl-dev rsync
 )
 
 missing=()
