@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-rev=4	# what .complete records; raise it when roots need remaking
+rev=5	# what .complete records; raise it when roots need remaking
 [ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
@@ -46,6 +46,10 @@ rm -rf "$root" "$(dirname "$root")"/kver.*
 mkdir -p "$root"
 debootstrap --variant=minbase "$suite" "$root" "$uri" >"$log" 2>&1 ||
 	die "debootstrap $suite failed, see $log"
+# An installed Debian has /etc/hosts (the installer writes it); bookworm's
+# debootstrap makes none, and localhost must resolve (perftest on one host).
+[ -e "$root/etc/hosts" ] ||
+	printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 
 echo "deb $uri $suite main" > "$root/etc/apt/sources.list"
 [ "$suite" = trixie ] && echo "deb $uri trixie-backports main" >> "$root/etc/apt/sources.list"
