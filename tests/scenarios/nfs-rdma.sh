@@ -43,14 +43,6 @@ nfs_round() {
 	check "$tag: umount" timeout -s KILL 60 umount "$mnt"
 }
 
-# netem on pib's UDP port only, as in the integrity scenario.
-pib_loss() {
-	check "prio qdisc for pib's port" tc qdisc add dev eth0 root handle 1: prio
-	check "filter pib's port" tc filter add dev eth0 parent 1: protocol ip u32 \
-		match ip dport 4792 0xffff flowid 1:3
-	check "netem: 1% loss" tc qdisc replace dev eth0 parent 1:3 handle 30: netem loss 1%
-}
-
 if [ "$PIB_HOST" = 1 ]; then
 	mkdir -p /srv/nfs /run/rpcbind /var/lib/nfs/v4recovery
 	check "tmpfs to export" mount -t tmpfs -o size=64m tmpfs /srv/nfs
@@ -78,7 +70,7 @@ barrier nfsd-up
 # packets both ways: RC goes back and sends again, past local WQEs.
 for round in 3:v3 4.2:v42 3:v3-loss 4.2:v42-loss; do
 	tag=${round#*:}
-	[ "$tag" = v3-loss ] && pib_loss
+	[ "$tag" = v3-loss ] && pib_loss 1%
 	barrier "$tag-start"
 	[ "$PIB_HOST" = 2 ] && nfs_round "${round%%:*}" "$tag"
 	barrier "$tag-done"
