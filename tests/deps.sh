@@ -23,8 +23,8 @@ pkgs=(
 	# what runs inside the guests
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
-	# kernel storage over pib (tests/scenarios/nfs-rdma.sh)
-	nfs-kernel-server nfs-common
+	# kernel storage over pib (tests/scenarios/storage.sh)
+	nfs-kernel-server nfs-common nvme-cli open-iscsi
 	# decoding captures of pib traffic (tests/tools/pib.lua)
 	tshark
 	# fuzzing pib's kernel code on the host (tests/fuzz): clang's libFuzzer

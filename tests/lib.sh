@@ -263,3 +263,46 @@ verbs_suite() {
 	pair_run atomic_bw_cmp_swap 120 ib_atomic_bw -A CMP_AND_SWAP -n 100 -F
 	pair_run atomic_lat 120 ib_atomic_lat -n 100 -F
 }
+
+# pib_loss PERCENT: from now on eth0 drops PERCENT of pib's outgoing
+# packets (netem on pib's UDP port only, so IP traffic on eth0 stays
+# clean); `tc qdisc del dev eth0 root` ends it.
+pib_loss() {
+	check "prio qdisc for pib's port" tc qdisc add dev eth0 root handle 1: prio
+	check "filter pib's port" tc filter add dev eth0 parent 1: protocol ip u32 \
+		match ip dport 4792 0xffff flowid 1:3
+	check "netem: $1 loss" tc qdisc replace dev eth0 parent 1:3 handle 30: netem loss "$1"
+}
+
+# elapsed START WHAT: print how long WHAT took since $SECONDS was START.
+elapsed() { echo "# $2: $((SECONDS - $1)) s"; }
+
+# dev_sha DEV OFFSET-MIB MIB: SHA-256 of MIB MiB of block device DEV from
+# OFFSET-MIB on, read with O_DIRECT (from the device, not a cache).
+dev_sha() {
+	timeout 300 dd if="$1" bs=1M skip="$2" count="$3" iflag=direct status=none |
+		sha256sum | cut -d' ' -f1
+}
+
+# dev_quarters WHAT write|read FILE DEV OFFSET-MIB MIB: copy FILE (MIB MiB)
+# to block device DEV at OFFSET-MIB (write) or back (read), O_DIRECT on
+# DEV, by four dd at once, one per quarter, with 1 MiB, 128 KiB, 16 KiB and
+# 4 KiB blocks: several commands in flight, large ones over many pages and
+# small ones by the hundred. All four must succeed.
+dev_quarters() {
+	local what=$1 q=$(($6 * 256)) bs i=0 pids=() st=0 io f d
+	for bs in 1024 128 16 4; do
+		f=$((i * q / bs)) d=$((($5 * 1024 + i * q) / bs))
+		if [ "$2" = write ]; then
+			io="if=$3 of=$4 skip=$f seek=$d oflag=direct"
+		else
+			io="if=$4 of=$3 skip=$d seek=$f iflag=direct"
+		fi
+		# shellcheck disable=SC2086 # io is several words
+		timeout 300 dd $io bs=${bs}k count=$((q / bs)) conv=notrunc,fsync status=none &
+		pids+=($!)
+		i=$((i + 1))
+	done
+	for i in "${pids[@]}"; do wait "$i" || st=$?; done
+	if [ $st = 0 ]; then ok "$what"; else fail "$what: a dd exited $st"; fi
+}
