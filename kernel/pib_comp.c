@@ -21,6 +21,13 @@
 
 /* Retransmit timeouts shorter than this are lengthened: a soft HCA is slow. */
 #define PIB_MIN_TIMEOUT_MS	200
+/*
+ * Each timeout or sequence NAK in a row doubles the wait, up to this (or
+ * the QP's own timeout if longer): a slow or congested peer answers late,
+ * and sending the window again early only adds to its load. Any progress
+ * starts over from the QP's timeout.
+ */
+#define PIB_MAX_BACKOFF_MS	4000
 /* rnr_retry 7: retry forever. */
 #define PIB_RNR_INFINITE	7
 
@@ -184,15 +191,24 @@ void pib_qp_notify_cqs(struct pib_qp *qp)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
-/* The QP's local ACK timeout in jiffies; 0 for none (IBA: infinite). */
+/*
+ * The retransmit timeout in jiffies, 0 for none (IBA: infinite): the QP's
+ * local ACK timeout, doubled for each retry since the last progress
+ * (PIB_MAX_BACKOFF_MS).
+ */
 static unsigned long pib_req_timeout(struct pib_qp *qp)
 {
+	unsigned long t, cap;
+	int tries;
 	u64 usecs;
 
 	if (!qp->timeout)
 		return 0;
 	usecs = (4096ULL << min_t(u8, qp->timeout, 31)) / 1000;
-	return max(usecs_to_jiffies(usecs), msecs_to_jiffies(PIB_MIN_TIMEOUT_MS));
+	t = max(usecs_to_jiffies(usecs), msecs_to_jiffies(PIB_MIN_TIMEOUT_MS));
+	cap = max(t, msecs_to_jiffies(PIB_MAX_BACKOFF_MS));
+	tries = clamp(qp->retry_cnt - qp->req.retry_left, 0, 7);
+	return min(t << tries, cap);
 }
 
 /**
@@ -252,10 +268,11 @@ static void pib_req_rewind(struct pib_qp *qp)
 static void pib_comp_progress(struct pib_qp *qp)
 {
 	struct pib_req *req = &qp->req;
-	unsigned long t = pib_req_timeout(qp);
+	unsigned long t;
 
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	t = pib_req_timeout(qp);	/* (no backoff any more) */
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);
 	else if (t && !req->rnr_wait)

@@ -90,6 +90,7 @@ typedef unsigned int gfp_t;
 #define max(a, b)		((a) > (b) ? (a) : (b))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b)		((t)(a) > (t)(b) ? (t)(a) : (t)(b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
 #define array_size(a, b)	((size_t)(a) * (size_t)(b))
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 #define check_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
