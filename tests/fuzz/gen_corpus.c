@@ -459,6 +459,16 @@ static unsigned int reth_pay(__u8 *b, __u32 off, __u32 len, unsigned int pay)
 	return PIB_RETH_LEN + pay;
 }
 
+/* An AtomicETH naming the MR (address 8), swap/add 5, compare 0. */
+static unsigned int atomic_eth(__u8 *b)
+{
+	pib_put64(b, 8);
+	pib_put32(b + 8, 0);
+	pib_put64(b + 12, 5);
+	pib_put64(b + 20, 0);
+	return PIB_ATOMICETH_LEN;
+}
+
 static void gen_resp(void)
 {
 	static __u8 b[PIB_MAX_PAYLOAD + 64];
@@ -493,13 +503,10 @@ static void gen_resp(void)
 	qp_cfg(&s, 2, 0x1b);
 	n = reth_pay(b, 100, 3000, 0);
 	qp_pkt(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, 0, b, n);
-	pib_put64(b, 8);
-	pib_put32(b + 8, 0);
-	pib_put64(b + 12, 5);
-	pib_put64(b + 20, 0);
-	qp_pkt(&s, 0, PIB_OP_RC_COMPARE_SWAP, aim | ack, 0, b, 28);
-	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, 28);
-	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, -1, b, 28);
+	n = atomic_eth(b);
+	qp_pkt(&s, 0, PIB_OP_RC_COMPARE_SWAP, aim | ack, 0, b, n);
+	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, n);
+	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, -1, b, n);
 	n = reth_pay(b, 100, 3000, 0);
 	qp_pkt(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, -3, b, n);
 	qp_pkt(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 5, b, 10);
@@ -664,11 +671,8 @@ static void gen_resp_busy(void)
 	put8(&s, 2);				/* 3 packets */
 	n = reth_pay(b, 100, 3000, 0);
 	pkt_args(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, 0, b, n);
-	pib_put64(b, 8);
-	pib_put32(b + 8, 0);
-	pib_put64(b + 12, 5);
-	pib_put64(b + 20, 0);
-	pkt_args(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, 28);
+	n = atomic_eth(b);
+	pkt_args(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, n);
 	pkt_args(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 0, b, 100);
 	save("fuzz_resp", "read-busy", &s);
 }
