@@ -78,8 +78,13 @@ pib_fabric_up() {
 	local p=/sys/class/infiniband/pibeth0/ports/1 lid ndev=${PIB_NETDEV:-eth0}
 	local sm=${PIB_SM_HOST:-1}
 	check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev "$ndev"
-	check "all peers heard" wait_for 30 sh -c \
-		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]"
+	# The hosts boot at their own pace: each hears the others once all of
+	# them have a device.
+	barrier linked
+	if ! check "all peers heard" wait_for 60 sh -c \
+		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]"; then
+		cat "/sys/kernel/debug/pib/$ndev"
+	fi
 	barrier ready
 	[ "$PIB_HOST" = "$sm" ] &&
 		opensm -B -d 2 -t 1000 ${PIB_OPENSM_ARGS:-} -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
