@@ -293,10 +293,15 @@ static void pib_switch_hello_work(struct work_struct *work)
 	spin_unlock_bh(&sw->lock);
 }
 
-/* The peer table, and the hellos and new peers it refused. */
+/*
+ * The peer table, and the hellos and new peers it refused. Each peer's
+ * "peer_stat" line says how its hellos come: how long ago the last one
+ * came, the longest gap between two, and how often its link went down.
+ */
 static void pib_switch_show_peers(struct seq_file *m,
 				  const struct pib_peer_table *t)
 {
+	u64 now = pib_now_ms();
 	const struct pib_peer *p;
 	unsigned int i;
 
@@ -307,9 +312,13 @@ static void pib_switch_show_peers(struct seq_file *m,
 	seq_printf(m, "peers_evicted %llu\n", t->evicted);
 	for (i = 0; i < PIB_MAX_PEERS; i++) {
 		p = &t->peer[i];
-		if (p->used)
-			seq_printf(m, "peer %016llx %pI4 %s\n", p->guid,
-				   &p->addr, p->up ? "up" : "down");
+		if (!p->used)
+			continue;
+		seq_printf(m, "peer %016llx %pI4 %s\n", p->guid, &p->addr,
+			   p->up ? "up" : "down");
+		seq_printf(m, "peer_stat %016llx heard_ms_ago %llu max_gap_ms %llu link_downs %u\n",
+			   p->guid, now - p->last_heard, p->max_gap,
+			   p->link_downs);
 	}
 }
 

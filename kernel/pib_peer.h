@@ -39,6 +39,10 @@
  * @guid: its switch GUID
  * @addr: the IPv4 address its hellos come from
  * @last_heard: time of its last hello
+ * @max_gap: the longest time between two of its hellos while its link was
+ *	up (a peer whose hellos come late, e.g. a starved host, shows here
+ *	before its link starts to go down)
+ * @link_downs: how often its link went down for want of hellos
  * @used: the slot holds a peer
  * @up: heard within PIB_PEER_TIMEOUT_MS
  */
@@ -46,6 +50,8 @@ struct pib_peer {
 	__u64 guid;
 	__be32 addr;
 	__u64 last_heard;
+	__u64 max_gap;
+	__u32 link_downs;
 	__u8 used;
 	__u8 up;
 };
@@ -198,6 +204,8 @@ static inline enum pib_hello_verdict pib_peers_heard(struct pib_peer_table *t,
 		return pib_peers_add(t, guid, addr, now, slot);
 	p = &t->peer[i];
 	p->addr = addr;
+	if (p->up && now - p->last_heard > p->max_gap)
+		p->max_gap = now - p->last_heard;
 	p->last_heard = now;
 	*slot = i;
 	if (p->up)
@@ -224,6 +232,7 @@ static inline int pib_peers_age(struct pib_peer_table *t, __u64 now)
 			continue;
 		if (p->up && now - p->last_heard > PIB_PEER_TIMEOUT_MS) {
 			p->up = 0;
+			p->link_downs++;
 			down = 1;
 		}
 		if (!p->up && now - p->last_heard > PIB_PEER_EVICT_MS) {

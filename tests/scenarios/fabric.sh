@@ -55,6 +55,8 @@ else
 	check "a silent peer's link goes down" wait_for 20 grep -Eq "$peer_re down" $sw
 	barrier back
 	check "it comes back up" wait_for 20 grep -Eq "$peer_re up" $sw
+	expect_match "debugfs counts the link's down" "$(cat $sw)" \
+		"peer_stat 5054007ffe99000$other .* link_downs 1\$"
 fi
 [ "$me" = 1 ] && check "host1 hears host2 again" wait_for 20 grep -Eq "$peer_re up" $sw
 barrier up-again

@@ -48,6 +48,9 @@ static void test_binding(void)
 	CHECK_EQ(pib_peers_age(&t, 2000 + PIB_PEER_TIMEOUT_MS), 0);
 	CHECK_EQ(pib_peers_age(&t, 2001 + PIB_PEER_TIMEOUT_MS), 1);
 	CHECK(!t.peer[0].up);
+	/* What debugfs shows: the longest gap and the link's downs. */
+	CHECK_EQ(t.peer[0].max_gap, 1000);
+	CHECK_EQ(t.peer[0].link_downs, 1);
 	CHECK_EQ(pib_peers_find_addr(&t, A), -1);
 	CHECK_EQ(pib_peers_heard(&t, G1, B, 6000, &slot), PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 0);
@@ -55,6 +58,12 @@ static void test_binding(void)
 	/* Its old address is free for another GUID now. */
 	CHECK_EQ(pib_peers_heard(&t, G2, A, 6100, &slot), PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 1);
+	/* The silence while its link was down is no gap between hellos. */
+	CHECK_EQ(t.peer[0].max_gap, 1000);
+	CHECK_EQ(heard(G1, B, 6300), PIB_HELLO_HEARD);
+	CHECK_EQ(t.peer[0].max_gap, 1000);
+	CHECK_EQ(heard(G1, B, 7800), PIB_HELLO_HEARD);
+	CHECK_EQ(t.peer[0].max_gap, 1500);
 }
 
 static void test_eviction(void)
