@@ -8,9 +8,9 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 static struct workqueue_struct *pib_wq;
 

@@ -7,9 +7,9 @@
  * writer every packet of a QP goes through.
  */
 #include <linux/skbuff.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* Packets an RC requester may have unacknowledged. */
 #define PIB_RC_WINDOW		64

@@ -6,9 +6,9 @@
  * by the QP's work; and UD datagrams delivered into receive WQEs.
  */
 #include <linux/skbuff.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* AETH syndromes this responder sends. */
 #define PIB_SYN_ACK		0x1f	/* ACK, end-to-end credits invalid */

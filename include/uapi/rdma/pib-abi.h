@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
 /*
  * the interface between pib.ko and its rdma-core provider
  * (libpib). Both sides compile this header; it only uses <linux/types.h>.
@@ -22,8 +22,8 @@
  * once, checks that producer - consumer <= num, and copies a WQE to its
  * own memory before checking and using it.
  */
-#ifndef PIB_ABI_H
-#define PIB_ABI_H
+#ifndef PIB_ABI_USER_H
+#define PIB_ABI_USER_H
 
 #include <linux/types.h>
 
@@ -281,4 +281,4 @@ struct pib_create_srq_resp {
 	__u32 reserved;
 };
 
-#endif /* PIB_ABI_H */
+#endif /* PIB_ABI_USER_H */
