@@ -46,13 +46,18 @@ PROVIDER_HDRS := $(wildcard provider/*.h)
 # provider/rdma-core.sh): the installed libibverbs' public headers first.
 PROVIDER_CFLAGS = -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-missing-field-initializers \
-	-I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE
+	-I$(UAPI) -I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
+# The ABI shared by pib.ko and the provider (<rdma/pib-abi.h>).
+UAPI := include/uapi
+ABI_HDR := $(UAPI)/rdma/pib-abi.h
 # The module is built from a copy of kernel/ per kernel version, so that one
-# tree builds for several kernels (test platforms, DKMS-like use).
+# tree builds for several kernels (test platforms, DKMS-like use); the ABI
+# header goes to BUILD/kernel/include/uapi, where kernel/Kbuild looks for it
+# (../include/uapi), the same for each.
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
@@ -65,9 +70,10 @@ check-kdir:
 
 kernel: $(MODULE)
 
-$(MODULE): $(KERNEL_SRCS) | check-kdir
-	@mkdir -p $(KOBJ)
+$(MODULE): $(KERNEL_SRCS) $(ABI_HDR) | check-kdir
+	@mkdir -p $(KOBJ) $(BUILD)/kernel/$(dir $(ABI_HDR))
 	cp -p $(KERNEL_SRCS) $(KOBJ)/
+	cp -p $(ABI_HDR) $(BUILD)/kernel/$(ABI_HDR)
 	$(MAKE) -C $(KDIR) M=$(KOBJ) CONFIG_INFINIBAND_PIB=m modules
 
 provider: $(PROVIDER)
@@ -76,7 +82,7 @@ $(RDMA_INC)/kernel-abi/ib_user_verbs.h: provider/rdma-core.sh provider/debian-ur
 	bash provider/rdma-core.sh headers "$(RDMA_CORE_VERSION)" $(RDMA_CORE)
 	@touch $@
 
-$(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map kernel/pib_abi.h $(RDMA_INC)/kernel-abi/ib_user_verbs.h
+$(PROVIDER): $(PROVIDER_SRCS) $(PROVIDER_HDRS) provider/libpib.map $(ABI_HDR) $(RDMA_INC)/kernel-abi/ib_user_verbs.h
 	@test -n "$(PABI)" || bash provider/rdma-core.sh pabi >/dev/null || exit 1; \
 	 test -n "$(PABI)" || { echo "no private ABI of libibverbs (PABI)" >&2; exit 1; }
 	@mkdir -p $(dir $@)

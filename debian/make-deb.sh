@@ -25,7 +25,8 @@ mkdir "$tree"
 # The module's sources as kernel/Kbuild builds them (not its build
 # products), the provider and the Makefile that builds it, the tools.
 (cd "$src" && tar -cf - Makefile README.md dkms.conf debian provider \
-	kernel/Kbuild kernel/pib*.h kernel/pib_*.c tests/tools/pib.lua) |
+	kernel/Kbuild kernel/pib*.h kernel/pib_*.c include/uapi/rdma/pib-abi.h \
+	tests/tools/pib.lua) |
 	tar -xf - -C "$tree"
 
 if commit=$(git -C "$src" rev-parse --short=7 HEAD 2>/dev/null); then

@@ -17,12 +17,12 @@
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/pib-abi.h>
 
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
 #include "pib_peer.h"
-#include "pib_abi.h"
 
 #define PIB_VER_MAJOR		0
 #define PIB_VER_MINOR		1
@@ -465,7 +465,7 @@ static inline struct pib_mr *to_pib_mr(struct ib_mr *ibmr)
  *
  * The kernel produces into CQs and consumes from SQs, RQs and SRQs; for a
  * kernel consumer's QP, post_send and post_recv produce as the provider
- * would. See pib_abi.h for the rules.
+ * would. See <rdma/pib-abi.h> for the rules.
  */
 struct pib_ring {
 	struct pib_ring_hdr *hdr;

@@ -5,8 +5,9 @@
  * requester go back and retransmit; the retransmit and RNR timer; send
  * and receive completions, flushing, and the QP's CQ notifications.
  */
+#include <rdma/pib-abi.h>
+
 #include "pib.h"
-#include "pib_abi.h"
 
 /* AETH syndromes (IBA 9.7.5.1). */
 #define PIB_AETH_TYPE(s)	((s) >> 5)

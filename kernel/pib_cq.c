@@ -7,9 +7,9 @@
  */
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* Entries of a ring for @cqe completions: one more, to a power of two. */
 static u32 pib_cq_ring_num(u32 cqe)

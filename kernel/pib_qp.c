@@ -8,9 +8,9 @@
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <rdma/ib_mad.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 static struct workqueue_struct *pib_wq;
 
@@ -534,8 +534,9 @@ static int pib_send_wr_to_wqe(struct pib_qp *qp, const struct ib_send_wr *wr,
 	wqe->wr_id = wr->wr_id;
 	wqe->send_flags = wr->send_flags & (IB_SEND_FENCE | IB_SEND_SIGNALED |
 					    IB_SEND_SOLICITED | IB_SEND_INLINE);
-	wqe->ex = wr->opcode == IB_WR_SEND_WITH_INV ? wr->ex.invalidate_rkey :
-		  (__force u32)wr->ex.imm_data;
+	wqe->ex = wr->opcode == IB_WR_SEND_WITH_INV ||
+		  wr->opcode == IB_WR_LOCAL_INV ? wr->ex.invalidate_rkey :
+						  (__force u32)wr->ex.imm_data;
 	if (wr->opcode == IB_WR_REG_MR)
 		return pib_reg_wr_to_wqe(qp, reg_wr(wr), wqe);
 	wqe->opcode = wr->opcode;

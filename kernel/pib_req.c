@@ -7,9 +7,9 @@
  * writer every packet of a QP goes through.
  */
 #include <linux/skbuff.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* Packets an RC requester may have unacknowledged. */
 #define PIB_RC_WINDOW		64
@@ -191,8 +191,6 @@ int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
 		return 0;
 	case IB_WR_SEND_WITH_INV:
 	case IB_WR_LOCAL_INV:
-		if (wr->opcode == IB_WR_LOCAL_INV)
-			wqe->ex = wr->ex.invalidate_rkey;
 		return 0;
 	default:
 		return -EINVAL;
@@ -205,8 +203,8 @@ int pib_wr_fill_op(struct pib_qp *qp, const struct ib_send_wr *wr,
  * @wr: the WR
  * @wqe: the WQE to fill
  *
- * The MR pointer, key and access ride in the atomic fields of the WQE;
- * user SQs can never carry this opcode.
+ * The WQE lives in the kernel's own ring: a user's SQ can never carry
+ * this opcode (pib_wqe_ok()), so the MR pointer comes only from here.
  *
  * Return: 0.
  */
@@ -214,9 +212,9 @@ int pib_reg_wr_to_wqe(struct pib_qp *qp, const struct ib_reg_wr *wr,
 		      struct pib_send_wqe *wqe)
 {
 	wqe->opcode = PIB_WR_REG_MR;
-	wqe->wr.atomic.remote_addr = (uintptr_t)wr->mr;
-	wqe->wr.atomic.rkey = wr->key;
-	wqe->wr.atomic.compare_add = wr->access;
+	wqe->wr.reg.mr = wr->mr;
+	wqe->wr.reg.key = wr->key;
+	wqe->wr.reg.access = wr->access;
 	return 0;
 }
 
@@ -431,17 +429,19 @@ static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 	if (rules & PIB_EXT_ATOMICETH) {
 		pib_put64(p + off, wqe->wr.atomic.remote_addr);
 		pib_put32(p + off + 8, wqe->wr.atomic.rkey);
-		pib_put64(p + off + 12, wqe->wr.atomic.swap);
-		pib_put64(p + off + 20, wqe->wr.atomic.compare_add);
 		/* Fetch-and-add: the addend goes in the swap/add field. */
-		if (op == PIB_OP_RC_FETCH_ADD)
-			pib_put64(p + off + 12, wqe->wr.atomic.compare_add);
+		pib_put64(p + off + 12, op == PIB_OP_RC_FETCH_ADD ?
+				       wqe->wr.atomic.compare_add :
+				       wqe->wr.atomic.swap);
+		pib_put64(p + off + 20, wqe->wr.atomic.compare_add);
 		off += PIB_ATOMICETH_LEN;
 	}
 	if (rules & (PIB_EXT_IMMDT | PIB_EXT_IETH)) {
-		memcpy(p + off, &wqe->ex, 4);
+		/* ImmDt is kept in network order, the IETH's R_Key is not. */
 		if (rules & PIB_EXT_IETH)
 			pib_put32(p + off, wqe->ex);
+		else
+			memcpy(p + off, &wqe->ex, 4);
 		off += 4;
 	}
 	return off;
@@ -526,9 +526,8 @@ static int pib_req_local(struct pib_qp *qp, struct pib_send_wqe *wqe)
 
 	if (wqe->opcode == PIB_WR_LOCAL_INV)
 		return pib_mr_invalidate(dev, qp->ibqp.pd, wqe->ex);
-	return pib_mr_fast_reg((struct ib_mr *)(uintptr_t)wqe->wr.atomic.remote_addr,
-			       qp->ibqp.pd, wqe->wr.atomic.rkey,
-			       wqe->wr.atomic.compare_add);
+	return pib_mr_fast_reg(wqe->wr.reg.mr, qp->ibqp.pd, wqe->wr.reg.key,
+			       wqe->wr.reg.access);
 }
 
 /* May the WQE at req.cur start now (fence, READ/atomic credits, window)? */

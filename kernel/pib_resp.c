@@ -6,9 +6,9 @@
  * by the QP's work; and UD datagrams delivered into receive WQEs.
  */
 #include <linux/skbuff.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* AETH syndromes this responder sends. */
 #define PIB_SYN_ACK		0x1f	/* ACK, end-to-end credits invalid */
@@ -162,11 +162,13 @@ static void pib_resp_complete(struct pib_qp *qp, const struct pib_pkt *pkt,
 		.pkey_index = qp->pkey_index,
 	};
 
-	if (status == IB_WC_SUCCESS && f & (PIB_RQ_IMM | PIB_RQ_INV)) {
+	/* ImmDt stays in network order, the IETH's R_Key does not. */
+	if (status == IB_WC_SUCCESS && f & PIB_RQ_INV) {
+		cqe.ex = pib_get32(buf + pkt->payload_off - 4);
+		cqe.wc_flags = PIB_WC_WITH_INV;
+	} else if (status == IB_WC_SUCCESS && f & PIB_RQ_IMM) {
 		memcpy(&cqe.ex, buf + pkt->payload_off - 4, 4);
-		cqe.wc_flags = f & PIB_RQ_IMM ? PIB_WC_WITH_IMM : PIB_WC_WITH_INV;
-		if (f & PIB_RQ_INV)
-			cqe.ex = pib_get32(buf + pkt->payload_off - 4);
+		cqe.wc_flags = PIB_WC_WITH_IMM;
 	}
 	qp->resp.have_wqe = false;
 	qp->resp.in_msg = false;
@@ -507,18 +509,17 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	u32 n = min(res->len - res->sent, qp->mtu);
 	bool first = res->sent == res->start, last = res->sent + n >= res->len;
 	struct pib_bth bth = {
+		.opcode = first && last ? PIB_OP_RC_READ_RESPONSE_ONLY :
+			  first ? PIB_OP_RC_READ_RESPONSE_FIRST :
+			  last ? PIB_OP_RC_READ_RESPONSE_LAST :
+				 PIB_OP_RC_READ_RESPONSE_MIDDLE,
 		.dest_qp = qp->dest_qpn,
 		.psn = (res->psn + res->sent / qp->mtu) & PIB_PSN_MASK,
 	};
+	u32 ext_len = first || last ? PIB_AETH_LEN : 0;
 	struct sk_buff *skb;
-	u32 ext_len;
 	u8 *ext;
 
-	bth.opcode = first && last ? PIB_OP_RC_READ_RESPONSE_ONLY :
-		     first ? PIB_OP_RC_READ_RESPONSE_FIRST :
-		     last ? PIB_OP_RC_READ_RESPONSE_LAST :
-			    PIB_OP_RC_READ_RESPONSE_MIDDLE;
-	ext_len = first || last ? PIB_AETH_LEN : 0;
 	skb = pib_pkt_new(qp, &qp->av, &bth, ext_len, n, &ext);
 	if (!skb)
 		return true;

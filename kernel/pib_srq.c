@@ -4,9 +4,9 @@
  * a checked copy of each WQE, and the SRQ limit event.
  */
 #include <linux/slab.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /**
  * pib_rwqe_stride() - bytes of a receive WQE with room for @max_sge SGEs

@@ -10,9 +10,9 @@
  */
 #include <linux/sysfs.h>
 #include <rdma/ib_mad.h>
+#include <rdma/pib-abi.h>
 
 #include "pib.h"
-#include "pib_abi.h"
 
 /* @udata is a user's query_device call; the core's own query has none. */
 static int pib_query_device(struct ib_device *ibdev,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Completions: reading struct pib_cqe out of a CQ ring (kernel/pib_abi.h)
+ * Completions: reading struct pib_cqe out of a CQ ring (include/uapi/rdma/pib-abi.h)
  * into struct ibv_wc, or one by one for struct ibv_cq_ex.
  *
  * No locks and no system calls here, so the unit tests run it on rings

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The provider's view of a ring shared with pib.ko (see kernel/pib_abi.h):
+ * The provider's view of a ring shared with pib.ko (see include/uapi/rdma/pib-abi.h):
  * where it is mapped, and the index arithmetic of both ends.
  *
  * Indices are free-running u32 counters. The side that produces entries
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../kernel/pib_abi.h"
+#include <rdma/pib-abi.h>
 
 /* Entries hold u64 fields: only strides that keep them aligned will do. */
 #define PIB_RING_ALIGN	8

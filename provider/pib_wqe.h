@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Work queue entries: the rules a work request must follow on a pib QP,
- * and its encoding into the SQ, RQ and SRQ rings (kernel/pib_abi.h).
+ * and its encoding into the SQ, RQ and SRQ rings (include/uapi/rdma/pib-abi.h).
  *
  * Everything here works on a struct pib_sq / pib_rq and the public
  * libibverbs types only: no locks, no system calls, so the unit tests

@@ -7,10 +7,11 @@
 #   w1          pib.ko built with W=1 (gcc's extra warnings, and kernel-doc
 #               on the .c files), in the same pass as
 #   sparse      sparse on every file (C=2)
-#   kernel-doc  scripts/kernel-doc -none -v on kernel/*.c kernel/*.h (-v:
-#               also a Return: wherever a function returns a value)
-#   checkpatch  scripts/checkpatch.pl --strict on kernel/, but for the
-#               findings in $allowed below
+#   kernel-doc  scripts/kernel-doc -none -v on kernel/*.c, kernel/*.h and
+#               include/uapi/rdma/pib-abi.h (-v: also a Return: wherever a
+#               function returns a value)
+#   checkpatch  scripts/checkpatch.pl --strict on kernel/ and the ABI
+#               header, but for the findings in $allowed below
 #
 # make -C tests/unit runs it (the unit stage of make test); make lint runs
 # it alone. The build goes to BUILD/lint (BUILD: build/ of the tree).
@@ -83,6 +84,9 @@ lint_build() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp "$src"/kernel/pib_*.c "$src"/kernel/pib*.h "$src"/kernel/Kbuild "$out"/
+	# kernel/Kbuild finds <rdma/pib-abi.h> in ../include/uapi.
+	mkdir -p "$build/include/uapi/rdma"
+	cp "$src/include/uapi/rdma/pib-abi.h" "$build/include/uapi/rdma/"
 	sed -i 's/^ccflags-y += -Werror$//' "$out/Kbuild"
 	if ! make -j2 -C "$KDIR" M="$out" CONFIG_INFINIBAND_PIB=m W=1 C=2 \
 			modules >"$log" 2>&1; then
@@ -111,18 +115,20 @@ lint_kernel_doc() {
 	local w
 	# -v says which comment it reads ("info:") and counts the warnings.
 	w=$(cd "$src" && perl "$scripts/kernel-doc" -none -v kernel/*.c \
-		kernel/*.h 2>&1 | grep -vE ': info: |^[0-9]+ warnings$')
+		kernel/*.h include/uapi/rdma/pib-abi.h 2>&1 |
+		grep -vE ': info: |^[0-9]+ warnings$')
 	if [ -n "$w" ]; then
 		fail kernel-doc "$(grep -c 'warning' <<<"$w") warnings" "$w"
 	else
-		ok kernel-doc "kernel-doc -none -v kernel/*.c kernel/*.h"
+		ok kernel-doc "kernel-doc -none -v kernel/ include/uapi/rdma/pib-abi.h"
 	fi
 }
 
 lint_checkpatch() {
 	local out w a left=()
 	out=$(cd "$src" && perl "$scripts/checkpatch.pl" --strict --no-tree \
-		--terse --show-types --no-summary -f kernel/*.c kernel/*.h 2>&1)
+		--terse --show-types --no-summary -f kernel/*.c kernel/*.h \
+		include/uapi/rdma/pib-abi.h 2>&1)
 	while IFS= read -r w; do
 		[ -n "$w" ] || continue
 		# kernel/FILE:LINE: LEVEL:TYPE: message

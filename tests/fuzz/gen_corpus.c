@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pib_abi.h"
+#include <rdma/pib-abi.h>
 #include "pib_hdr.h"
 
 /* Values the harnesses use (fuzz.h, fuzz_qp.c). */

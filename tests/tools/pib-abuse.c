@@ -47,7 +47,7 @@
 
 #define PROG		"pib-abuse"
 #define MAX_MAPS	256
-/* struct pib_ring_hdr (kernel/pib_abi.h): producer, then consumer. */
+/* struct pib_ring_hdr (<rdma/pib-abi.h>): producer, then consumer. */
 #define HDR_PRODUCER	0
 #define HDR_CONSUMER	64
 #define HDR_SIZE	128

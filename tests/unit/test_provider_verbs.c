@@ -153,7 +153,7 @@ int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
-/* Rings sized as pib_abi.h says; what libibverbs' set_qp() does. */
+/* Rings sized as <rdma/pib-abi.h> says; what libibverbs' set_qp() does. */
 static void fake_create_qp(struct ibv_qp *qp, struct ibv_context *ctx,
 			   const struct ibv_qp_init_attr_ex *attr,
 			   struct pib_create_qp_resp *drv)

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
 /*
  * the interface between pib.ko and its rdma-core provider
  * (libpib). Both sides compile this header; it only uses <linux/types.h>.
@@ -22,8 +22,8 @@
  * once, checks that producer - consumer <= num, and copies a WQE to its
  * own memory before checking and using it.
  */
-#ifndef PIB_ABI_H
-#define PIB_ABI_H
+#ifndef PIB_ABI_USER_H
+#define PIB_ABI_USER_H
 
 #include <linux/types.h>
 
@@ -144,6 +144,12 @@ enum pib_wr_opcode {
  * @wr.rdma: RDMA WRITE and READ: remote address and key
  * @wr.atomic: atomics: remote address (8-byte aligned), key and operands
  * @wr.ud: UD: address vector, destination QP and Q_Key
+ * @wr.reg: REG_MR of a kernel consumer (PIB_WR_REG_MR, which pib.ko
+ *	refuses from a user's SQ): the MR, its new key and access flags
+ * @wr.reg.mr: the kernel's struct ib_mr; never read from user memory
+ * @wr.reg.reserved: sizes @wr.reg.mr the same on every architecture
+ * @wr.reg.key: the MR's new key
+ * @wr.reg.access: the MR's new access flags (enum ib_access_flags)
  *
  * The header is followed by the SGEs the message comes from (or goes to,
  * for READ and atomics), or with PIB_SEND_INLINE by the message itself.
@@ -174,6 +180,14 @@ struct pib_send_wqe {
 			__u32 remote_qpn;
 			__u32 remote_qkey;
 		} ud;
+		struct {
+			union {
+				struct ib_mr *mr;
+				__aligned_u64 reserved;
+			};
+			__u32 key;
+			__u32 access;
+		} reg;
 	} wr;
 };
 
@@ -267,4 +281,4 @@ struct pib_create_srq_resp {
 	__u32 reserved;
 };
 
-#endif /* PIB_ABI_H */
+#endif /* PIB_ABI_USER_H */
