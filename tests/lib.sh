@@ -48,6 +48,16 @@ expect_match() {
 	fi
 }
 
+# expect_no_match WHAT TEXT REGEX: no line of TEXT matches (extended regex)
+expect_no_match() {
+	if grep -Eq -- "$3" <<<"$2"; then
+		fail "$1: /$3/ in:"
+		grep -E -- "$3" <<<"$2" | head -n 20 | sed 's/^/    /'
+	else
+		ok "$1"
+	fi
+}
+
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds.
 wait_for() {
 	local deadline=$((SECONDS + $1))

@@ -67,6 +67,8 @@ packages_install() {
 	if out=$(apt-get install -y "${pkgs[@]}" 2>&1); then
 		ok "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools ($((SECONDS - start)) s)"
 		sed -n '/^Setting up pib-dkms/,$p' <<<"$out"
+		expect_no_match "DKMS reports no failed step nor deprecated feature" "$out" \
+			'bad exit status|[Dd]eprecated'
 	else
 		fail "apt-get install ./pib-dkms ./ibverbs-provider-pib ./pib-tools:"
 		sed 's/^/    /' <<<"$out"
