@@ -252,6 +252,11 @@ int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
+/*
+ * A CQ overflowed (once in its life): IB_EVENT_CQ_ERR to its consumer, and
+ * a line in the kernel log, since a kernel consumer's CQ from the CQ pool
+ * has no event handler and would otherwise just stop completing.
+ */
 static void pib_cq_overflow(struct pib_cq *cq)
 {
 	struct ib_event ev = {
@@ -260,6 +265,8 @@ static void pib_cq_overflow(struct pib_cq *cq)
 		.event = IB_EVENT_CQ_ERR,
 	};
 
+	pr_warn_ratelimited("pib: %s: a CQ of %u entries overflowed: its later completions are lost\n",
+			    cq->ibcq.device->name, cq->ibcq.cqe);
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }

@@ -11,7 +11,8 @@
  * or "pib_ktest: FAIL - ..."; loading fails with -EIO if any check failed.
  * The tests run while the module loads; it holds nothing once loaded.
  *
- * Tests: reg-tail, inv-tail, local-behind-rnr, srq-reset, inline-overflow.
+ * Tests: reg-tail, inv-tail, local-behind-rnr, srq-reset, inline-overflow,
+ * cq-overflow.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -432,6 +433,62 @@ out:
 		ib_free_cq(cq);
 }
 
+/*
+ * More completions than the CQ holds, from local WQEs (REG_MR, LOCAL_INV)
+ * that complete with no peer: the CQ keeps the completions it had room
+ * for, in order, loses the later ones, and pib says so in the kernel log
+ * (the pool CQs of kernel consumers have no event handler).
+ */
+static void pib_ktest_cq_overflow(struct pib_ktest *t)
+{
+	const char *what = "CQ overflow";
+	unsigned long end = jiffies + msecs_to_jiffies(PIB_KTEST_WAIT_MS);
+	unsigned int posted = 0, polled = 0, want;
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	bool in_order = true;
+	int err = 0;
+
+	if (pib_ktest_get_pair(t))
+		return;
+	want = t->cq->cqe + 2 * PIB_KTEST_DEPTH;
+	mr = pib_ktest_fast_mr(t, &sg);
+	if (IS_ERR(mr)) {
+		pib_ktest_check(t, false, "%s: a fast-register MR", what);
+		goto out;
+	}
+	/* REG_MR, LOCAL_INV, with a new key each time; the SQ refills. */
+	while (posted < want && time_before(jiffies, end)) {
+		if (posted % 2)
+			err = pib_ktest_post_inv(t, mr->rkey, posted);
+		else
+			err = pib_ktest_post_reg(t, mr, posted);
+		if (err == -ENOMEM) {
+			usleep_range(1000, 2000);
+			continue;
+		}
+		if (err)
+			break;
+		if (posted % 2)
+			ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+		posted++;
+	}
+	pib_ktest_check(t, posted == want, "%s: %u local WQEs posted (%d)",
+			what, posted, err);
+	msleep(PIB_KTEST_SETTLE_MS);
+	while (polled < want && ib_poll_cq(t->cq, 1, &wc) == 1) {
+		in_order &= wc.wr_id == polled && wc.status == IB_WC_SUCCESS;
+		polled++;
+	}
+	pib_ktest_check(t, polled >= t->cq->cqe && polled < want && in_order,
+			"%s: the first %u completions of %u, in order (a CQ of %d)",
+			what, polled, want, t->cq->cqe);
+	ib_dereg_mr(mr);
+out:
+	pib_ktest_put_pair(t);
+}
+
 /* An inline SEND whose SGE lengths add up past 2^32 is refused. */
 static void pib_ktest_inline_overflow(struct pib_ktest *t)
 {
@@ -483,6 +540,8 @@ static void pib_ktest_run(struct pib_ktest *t)
 		pib_ktest_srq_reset(t);
 	if (pib_ktest_wanted("inline-overflow"))
 		pib_ktest_inline_overflow(t);
+	if (pib_ktest_wanted("cq-overflow"))
+		pib_ktest_cq_overflow(t);
 }
 
 static struct ib_device *pib_ktest_found;

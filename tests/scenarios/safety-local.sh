@@ -18,7 +18,8 @@
 #  - pib_ktest (a kernel consumer): REG_MR and LOCAL_INV at the tail of an
 #    RC send queue and behind RNR-NAKed SENDs complete once, in order; a
 #    kernel QP on an SRQ goes to RESET; an inline WR whose lengths overflow
-#    is refused.
+#    is refused; a CQ given more completions than it holds keeps the first
+#    ones in order and the kernel log says it overflowed.
 # Two CPUs: the races need a second thread running while the kernel works.
 . "$PIB_SRC/tests/lib.sh"
 
@@ -80,7 +81,9 @@ expect_eq "the OOM killer stayed away" \
 st=0
 insmod "$PIB_BUILD/kmod/$(uname -r)/pib_ktest.ko" dev=$dev || st=$?
 dmesg | grep 'pib_ktest:' | sed 's/^\[[^]]*\] //'
-expect_eq "pib_ktest: local WQEs, SRQ reset, inline overflow" $st 0
+expect_eq "pib_ktest: local WQEs, SRQ reset, inline overflow, CQ overflow" $st 0
+expect_match "the CQ's overflow is in the kernel log" "$(dmesg)" \
+	"pib: $dev: a CQ of [0-9]+ entries overflowed"
 [ $st = 0 ] && rmmod pib_ktest
 
 check "rdma link delete $dev" rdma link delete $dev
