@@ -1114,7 +1114,11 @@ static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
  * Peer discovery. Every pib switch (one per netdev) broadcasts a hello on
  * the LAN each PIB_HELLO_INTERVAL_MS: a raw IB packet (LNH 0, DLID
  * permissive) whose payload names the sending switch. A peer heard in the
- * last PIB_PEER_TIMEOUT_MS has its link up.
+ * last PIB_PEER_TIMEOUT_MS has its link up. The LAN is no IB link: it loses
+ * datagrams, and a busy (or emulated) host sends its hellos late, seen up
+ * to 3 s apart under load. A link that goes down drops all traffic through
+ * it until the SM has made the port ACTIVE again, long enough for RC QPs
+ * to exhaust their retries; so ten hellos must be missed in a row.
  */
 #define PIB_DEFAULT_UDP_PORT	4792
 #define PIB_HELLO_MAGIC		0x50494248	/* "PIBH" */
@@ -1122,7 +1126,7 @@ static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
 #define PIB_HELLO_LEN		16
 #define PIB_HELLO_PKT_LEN	(PIB_LRH_LEN + PIB_HELLO_LEN + PIB_VCRC_LEN)
 #define PIB_HELLO_INTERVAL_MS	1000
-#define PIB_PEER_TIMEOUT_MS	3500
+#define PIB_PEER_TIMEOUT_MS	10000
 /* Switch GUIDs use device index 0x80 of pib_guid_from_mac() (byte 0x7f). */
 #define PIB_SWITCH_GUID_INDEX	0x80
 

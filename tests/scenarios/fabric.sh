@@ -43,16 +43,20 @@ expect_match "the peer switch's port 65 (us): LinkUp" \
 	"$(smpquery -C pibeth0 -P 1 -D portinfo 0,1,65 65 2>&1)" 'PhysLinkState:\.+LinkUp'
 barrier dr
 
-# host1 goes silent for a while; host2 sees its link go down and come back.
+# host1 goes silent until host2 has seen its link go down (10 s), then
+# talks again; host2 sees the link come back.
 if [ "$me" = 1 ]; then
 	ip link set eth0 down
 	barrier silent
-	sleep 8
+	barrier seen-down 60
 	ip link set eth0 up
 	barrier back
 else
 	barrier silent
-	check "a silent peer's link goes down" wait_for 20 grep -Eq "$peer_re down" $sw
+	check "a silent peer's link goes down" wait_for 40 grep -Eq "$peer_re down" $sw
+	ago=$(sed -n "s/^peer_stat 5054007ffe99000$other heard_ms_ago \([0-9]*\) .*/\1/p" $sw)
+	check "not before 10 s of silence (${ago:-?} ms)" test "${ago:-0}" -ge 10000
+	barrier seen-down
 	barrier back
 	check "it comes back up" wait_for 20 grep -Eq "$peer_re up" $sw
 	expect_match "debugfs counts the link's down" "$(cat $sw)" \
