@@ -48,6 +48,10 @@ expect_match() {
 	fi
 }
 
+# tf SECONDS: a time limit for a tool, PIB_TIMEOUT_FACTOR times longer on
+# slow kernels (make test-debug).
+tf() { echo $(($1 * ${PIB_TIMEOUT_FACTOR:-1})); }
+
 # expect_no_match WHAT TEXT REGEX: no line of TEXT matches (extended regex)
 expect_no_match() {
 	if grep -Eq -- "$3" <<<"$2"; then
@@ -58,9 +62,10 @@ expect_no_match() {
 	fi
 }
 
-# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds.
+# wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds
+# (SECONDS times PIB_TIMEOUT_FACTOR: slow kernels get longer).
 wait_for() {
-	local deadline=$((SECONDS + $1))
+	local deadline=$((SECONDS + $1 * ${PIB_TIMEOUT_FACTOR:-1}))
 	shift
 	until "$@" >/dev/null 2>&1; do
 		[ $SECONDS -ge $deadline ] && return 1

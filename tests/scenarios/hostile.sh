@@ -241,7 +241,7 @@ if [ "$PIB_HOST" = 1 ]; then
 	"$victim" -d pibeth0 --info "$R/victim" --seconds 60 --rc-dlid "$(cat "$R/lid.2")" \
 		--mgid $mgid --mlid "$(cat "$R/mlid")" >"$R/victim.out" 2>&1 &
 	vpid=$!
-	"$integ" --server -d pibeth0 --timeout 18 --deadline 300 >"$R/integrity.server" 2>&1 &
+	"$integ" --server -d pibeth0 --timeout 18 --deadline "$(tf 300)" >"$R/integrity.server" 2>&1 &
 	ipid=$!
 	barrier attack
 	barrier listen-under-attack
@@ -259,7 +259,7 @@ else
 	barrier attack
 	barrier listen-under-attack
 	sleep 2
-	"$integ" --client 10.99.0.1 -d pibeth0 --timeout 18 --deadline 300 -n 4000 -s 65536 \
+	"$integ" --client 10.99.0.1 -d pibeth0 --timeout 18 --deadline "$(tf 300)" -n 4000 -s 65536 \
 		--sge 2 >"$R/integrity.client" 2>&1 &
 	cpid=$!
 	barrier hijack
@@ -304,7 +304,7 @@ if [ "$PIB_HOST" = 1 ]; then
 	check "peer table bounded" test "$(grep -c '^peer ' $dbg)" -le 64
 	check "counted: bad MADs before QP0/QP1" test "$(stat rcv_bad_mad)" -ge 1
 	check "counted: VL15 packets that are not SMPs" test "$(counter drop_bad_vl15)" -ge 1
-	"$integ" --server -d pibeth0 --timeout 18 --deadline 200 >"$R/integrity.after" 2>&1 &
+	"$integ" --server -d pibeth0 --timeout 18 --deadline "$(tf 200)" >"$R/integrity.after" 2>&1 &
 	ipid=$!
 	barrier listen-after
 	wait "$ipid" ||
@@ -313,7 +313,7 @@ else
 	barrier listen-after
 	sleep 3
 	check "pib-integrity after the attack" "$integ" --client 10.99.0.1 -d pibeth0 --timeout 18 \
-		--deadline 200 -n 200 -s 100000
+		--deadline "$(tf 200)" -n 200 -s 100000
 fi
 barrier done
 pib_done

@@ -19,7 +19,7 @@ integrity() {
 	local name=$1 out st=0
 	shift
 	if [ "$PIB_HOST" = 1 ]; then
-		"$tool" --server -d pibeth0 --deadline 400 \
+		"$tool" --server -d pibeth0 --deadline "$(tf 400)" \
 			>"$PIB_RESULTS/$name.server" 2>&1 &
 		local pid=$!
 		barrier "listen-$name"
@@ -29,7 +29,7 @@ integrity() {
 	else
 		barrier "listen-$name"
 		sleep 2
-		out=$("$tool" --client 10.99.0.1 -d pibeth0 --deadline 400 "$@" 2>&1) ||
+		out=$("$tool" --client 10.99.0.1 -d pibeth0 --deadline "$(tf 400)" "$@" 2>&1) ||
 			st=$?
 	fi
 	echo "$out" | tail -n 3
@@ -60,7 +60,7 @@ integrity "bad LAN, writes and reads" -n 200 -s 300000 --ops write,read -S 3
 check "LAN cut for pib" pib_netem loss 100%
 start=$SECONDS
 server_may_fail=1 integrity "cut LAN fails the QP" -n 200 --timeout 12 --retry-cnt 3 --expect-failure \
-	--deadline 120
+	--deadline "$(tf 120)"
 check "cut LAN: failed within 60 s" test $((SECONDS - start)) -lt 60
 check "netem off" tc qdisc del dev eth0 root
 cat /sys/kernel/debug/pib/eth0
