@@ -21,14 +21,9 @@
 # packets both ways (RC goes back and sends again, past local WQEs); each
 # round mounts, connects or logs in, and undoes it. A protocol whose
 # target or round fails does not keep the others from running.
-# Known bug (issue 9): under loss, the iSER target can stop answering and
-# then hang for good in ib_drain_qp() (seen in 3 of 4 runs with 8 MiB
-# rounds), so iSER's loss round runs only with iser_loss=1 below until it
-# is fixed; the run says so.
 . "$PIB_SRC/tests/lib.sh"
 
 server=10.98.0.1
-iser_loss=0	# 1: iSER's loss round too (the known bug above)
 mib=4
 nfs_size=3145728
 nqn=nqn.2024-01.org.pib:ramdisk
@@ -253,15 +248,6 @@ diag_once() {
 	rdma statistic show link pibeth0/1
 }
 
-# iser_due PHASE: iSER runs in PHASE (not under loss: the known bug above).
-iser_due() {
-	target_up iser || return 1
-	[ "$1" != loss ] || [ $iser_loss = 1 ] && return 0
-	echo "# iser $1: skipped, the target hangs under loss (known bug, issue 9;" \
-		"iser_loss=1 in storage.sh runs it)"
-	return 1
-}
-
 # client_phase PHASE OFFSET-MIB: host2's rounds of every protocol whose
 # target is up (host1 failed the others), one after the other. NFS last:
 # by then NFSv4's grace period is over.
@@ -271,7 +257,7 @@ client_phase() {
 		target_up $p || echo "# $p $1: skipped, host1 has no $p target"
 	done
 	target_up nvme && nvme_round "$1" "$2"
-	iser_due "$1" && iser_round "$1" "$2"
+	target_up iser && iser_round "$1" "$2"
 	target_up nfs || return
 	nfs_round 3 "v3-$1"
 	nfs_round 4.2 "v42-$1"
@@ -282,7 +268,7 @@ server_phase() {
 	local v
 	target_up nvme && expect_eq "nvme $1: the ramdisk holds host2's data" \
 		"$(dev_sha /dev/ram0 "$2" $mib)" "$(want "nvme-$1")"
-	iser_due "$1" && expect_eq "iser $1: the ramdisk holds host2's data" \
+	target_up iser && expect_eq "iser $1: the ramdisk holds host2's data" \
 		"$(dev_sha /dev/ram1 "$2" $mib)" "$(want "iser-$1")"
 	target_up nfs && for v in v3 v42; do
 		expect_eq "nfs $v-$1: the client's file arrived intact" \
