@@ -52,8 +52,10 @@ struct sim_config {
 	u32 burst_ppm;		/* a packet starts a burst of losses... */
 	u32 burst_len;		/* ... of at most this many jiffies */
 	u32 reorder_ppm;	/* a packet is late by a few jiffies */
+	u32 dup_ppm;		/* a packet arrives twice */
 	u32 latency;		/* jiffies on the link */
 	u32 rate;		/* bytes a jiffy (0: no limit) */
+	u32 qlimit;		/* KiB queued at most (a full queue drops) */
 	enum ib_mtu mtu;
 	u8 timeout;
 	u8 rd_atomic;		/* 0: random 1..16 */
@@ -63,33 +65,55 @@ struct sim_config {
 };
 
 static const struct sim_config sim_configs[] = {
-	{ "mixed-1k-0.5%", SIM_MIXED, 5000, 0, 0, 0, 1, 0, IB_MTU_1024, 14, 0,
-	  false, false, 300 },
-	{ "mixed-1k-1%", SIM_MIXED, 10000, 200, 8, 0, 1, 0, IB_MTU_1024, 14, 0,
-	  false, false, 300 },
-	{ "mixed-4k-1%", SIM_MIXED, 10000, 200, 8, 0, 2, 40000, IB_MTU_4096,
+	{ "mixed-1k-0.5%", SIM_MIXED, 5000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
+	  0, false, false, 300 },
+	{ "mixed-1k-1%", SIM_MIXED, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
+	  0, false, false, 300 },
+	{ "mixed-4k-1%", SIM_MIXED, 10000, 200, 8, 0, 0, 2, 40000, 0, IB_MTU_4096,
 	  17, 0, false, false, 300 },
-	{ "mixed-1k-5%", SIM_MIXED, 50000, 1000, 16, 0, 1, 0, IB_MTU_1024, 14,
-	  0, false, false, 200 },
-	{ "mixed-4k-5%-reorder", SIM_MIXED, 50000, 0, 0, 5000, 2, 0,
+	{ "mixed-1k-5%", SIM_MIXED, 50000, 1000, 16, 0, 0, 1, 0, 0, IB_MTU_1024,
+	  14, 0, false, false, 200 },
+	{ "mixed-4k-5%-reorder", SIM_MIXED, 50000, 0, 0, 5000, 0, 2, 0, 0,
 	  IB_MTU_4096, 19, 0, false, false, 200 },
-	{ "mixed-1k-1%-rnr", SIM_MIXED, 10000, 0, 0, 0, 1, 0, IB_MTU_1024, 14,
-	  0, true, false, 200 },
-	{ "reads-1k-1%", SIM_READS, 10000, 200, 8, 0, 1, 0, IB_MTU_1024, 14, 0,
-	  false, false, 300 },
-	{ "reads-4k-5%-slow", SIM_READS, 50000, 500, 8, 0, 25, 20000,
+	{ "mixed-1k-2%-dup-reorder", SIM_MIXED, 20000, 0, 0, 100000, 20000, 1,
+	  0, 0, IB_MTU_1024, 14, 0, false, false, 200 },
+	{ "mixed-1k-1%-rnr", SIM_MIXED, 10000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
+	  14, 0, true, false, 200 },
+	{ "reads-1k-1%", SIM_READS, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
+	  0, false, false, 300 },
+	{ "reads-4k-5%-slow", SIM_READS, 50000, 500, 8, 0, 0, 25, 20000, 0,
 	  IB_MTU_4096, 14, 0, false, false, 150 },
-	{ "iser-1k-1%", SIM_ISER, 10000, 200, 8, 0, 1, 0, IB_MTU_1024, 14, 16,
-	  false, false, 300 },
-	{ "iser-4k-1%", SIM_ISER, 10000, 200, 8, 0, 1, 40000, IB_MTU_4096, 14,
-	  16, false, false, 300 },
-	{ "iser-1k-5%-slow", SIM_ISER, 50000, 1000, 16, 0, 10, 10000,
-	  IB_MTU_1024, 14, 16, false, false, 150 },
-	{ "stress-1k-20%", SIM_MIXED, 200000, 0, 0, 0, 1, 0, IB_MTU_1024, 14, 0,
-	  false, true, 60 },
+	{ "reads-1k-2%-dup-reorder", SIM_READS, 20000, 0, 0, 100000, 20000, 1,
+	  0, 0, IB_MTU_1024, 14, 0, false, false, 100 },
+	{ "iser-1k-1%", SIM_ISER, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
+	  16, false, false, 150 },
+	{ "iser-4k-1%", SIM_ISER, 10000, 200, 8, 0, 0, 1, 40000, 0, IB_MTU_4096,
+	  14, 16, false, false, 150 },
+	{ "iser-4k-2%-dup-reorder", SIM_ISER, 20000, 0, 0, 100000, 20000, 1,
+	  40000, 0, IB_MTU_4096, 14, 16, false, false, 40 },
+	{ "iser-1k-5%-slow", SIM_ISER, 50000, 1000, 16, 0, 0, 10, 10000, 0,
+	  IB_MTU_1024, 14, 16, false, false, 50 },
+	{ "iser-1k-1%-queue", SIM_ISER, 10000, 0, 0, 0, 0, 5, 10000, 256,
+	  IB_MTU_1024, 14, 16, false, false, 100 },
+	{ "iser-4k-1%-late", SIM_ISER, 10000, 0, 0, 0, 0, 60, 20000, 0,
+	  IB_MTU_4096, 14, 16, false, false, 100 },
+	{ "mixed-1k-1%-late-queue", SIM_MIXED, 10000, 0, 0, 0, 0, 40, 4000,
+	  300, IB_MTU_1024, 14, 0, false, false, 150 },
+	{ "stress-1k-20%", SIM_MIXED, 200000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
+	  14, 0, false, true, 60 },
 };
 
 #define SIM_NCONFIGS	ARRAY_SIZE(sim_configs)
+
+/*
+ * Runs that failed once, each a bug fixed since (the commit that fixed it
+ * tells the story): the regression matrix runs them besides its seeds.
+ */
+static const struct {
+	u8 config;
+	u32 seed;
+} sim_regressions[] = {
+};
 
 /* A packet on the link. */
 struct sim_pkt {
@@ -102,9 +126,9 @@ struct sim_pkt {
 /* One direction of the link: a queue of packets, sorted by due time. */
 struct sim_link {
 	struct sim_pkt *head;
-	unsigned long free_at;	/* when the link is free to send again */
+	u64 vt;			/* when it is free to send again, * rate */
 	unsigned long burst_end;	/* every packet is lost until then */
-	u64 sent, lost;
+	u64 sent, lost, qdrops;
 };
 
 /* A WR out on a side's SQ. */
@@ -114,6 +138,7 @@ struct sim_wr {
 	u32 roff;		/* READ: offset in the peer's remote memory */
 	u64 expect;		/* atomics: the original value they must return */
 	u64 id;
+	bool signaled;
 };
 
 /* One device, its QP and what it has out. */
@@ -155,6 +180,8 @@ struct sim {
 	struct sim_event trace[SIM_TRACE];
 	u64 ntrace;
 	unsigned long start;
+	unsigned long max_gap;	/* the longest a QP completed nothing */
+	u64 leaks;		/* steps a requester counted READs not out */
 };
 
 static struct sim *sim_now;
@@ -240,10 +267,9 @@ static void sim_trace(struct sim *s, unsigned int from, const u8 *pkt,
 	if (p.ext & PIB_EXT_AETH)
 		e->syn = pkt[p.hdr_len];
 	if (s->verbose)
-		fprintf(stderr, "%6lu %c->%c op 0x%02x psn 0x%06x len %4u%s%s\n",
-			e->t, 'A' + from, 'B' - from, e->op, e->psn, len,
-			p.ext & PIB_EXT_AETH ? " aeth" : "",
-			lost ? "  LOST" : "");
+		fprintf(stderr, "%6lu %c->%c op 0x%02x psn 0x%06x syn 0x%02x len %4u%s\n",
+			e->t, 'A' + from, 'B' - from, e->op, e->psn, e->syn,
+			len, lost ? "  LOST" : "");
 }
 
 static bool sim_lose(struct sim *s, struct sim_link *l)
@@ -259,10 +285,9 @@ static bool sim_lose(struct sim *s, struct sim_link *l)
 	return sim_ppm(s, c->loss_ppm);
 }
 
-static void sim_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
+static void sim_link_put(struct sim *s, unsigned int from, const u8 *pkt,
+			 unsigned int len)
 {
-	struct sim *s = sim_now;
-	unsigned int from = dev == s->side[1].dev;
 	struct sim_link *l = &s->link[from];
 	struct sim_pkt *p, **pp;
 	bool lost = sim_lose(s, l);
@@ -274,10 +299,24 @@ static void sim_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
 		l->lost++;
 		return;
 	}
-	/* A link of a rate: packets queue behind each other. */
-	at = time_after(l->free_at, jiffies) ? l->free_at : jiffies;
-	if (s->cfg->rate)
-		l->free_at = at + len / s->cfg->rate;
+	/*
+	 * A link of a rate: packets queue behind each other (@vt counts in
+	 * bytes the time it is busy until), up to a limit.
+	 */
+	at = jiffies;
+	if (s->cfg->rate) {
+		u64 now = (u64)jiffies * s->cfg->rate;
+
+		if (l->vt < now)
+			l->vt = now;
+		if (s->cfg->qlimit && l->vt - now > s->cfg->qlimit * 1024ULL) {
+			l->lost++;
+			l->qdrops++;
+			return;
+		}
+		l->vt += len;
+		at = l->vt / s->cfg->rate;
+	}
 	at += s->cfg->latency;
 	if (s->cfg->reorder_ppm && sim_ppm(s, s->cfg->reorder_ppm))
 		at += 1 + sim_below(s, 3);
@@ -289,6 +328,16 @@ static void sim_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
 		;
 	p->next = *pp;
 	*pp = p;
+}
+
+static void sim_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
+{
+	struct sim *s = sim_now;
+	unsigned int from = dev == s->side[1].dev;
+
+	sim_link_put(s, from, pkt, len);
+	if (s->cfg->dup_ppm && sim_ppm(s, s->cfg->dup_ppm))
+		sim_link_put(s, from, pkt, len);
 }
 
 /* Hand the packets that are due to the other device, in softirq. */
@@ -534,7 +583,9 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 	sge.length = w->len;
 	u.wr.wr_id = w->id;
 	u.wr.opcode = w->op;
-	u.wr.send_flags = IB_SEND_SIGNALED |
+	/* Some go unsignaled, as the first READs of an rdma_rw chain do. */
+	w->signaled = sim_below(s, 4) || d->posted + 1 == s->cfg->wrs;
+	u.wr.send_flags = (w->signaled ? IB_SEND_SIGNALED : 0) |
 			  (sim_below(s, 16) ? 0 : IB_SEND_FENCE) |
 			  (sim_below(s, 4) ? 0 : IB_SEND_SOLICITED);
 	u.wr.sg_list = &sge;
@@ -578,12 +629,45 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 }
 
 /* Completions */
-static void sim_check_send(struct sim *s, unsigned int i, struct ib_wc *wc)
+
+/* The data of a completed WR of side @i is right. */
+static void sim_check_data(struct sim *s, unsigned int i, struct sim_wr *w)
 {
 	struct sim_side *d = &s->side[i], *peer = &s->side[!i];
-	struct sim_wr *w = &d->wr[d->done % SIM_SQ];
-	u8 *slot = d->local + d->done % SIM_SQ * SIM_SLOT;
+	u8 *slot = d->local + w->id % SIM_SQ * SIM_SLOT;
 	u32 bad = 0;
+
+	switch (w->op) {
+	case IB_WR_RDMA_READ:
+		bad = sim_check(slot, 0x5a + !i, w->roff, w->len);
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		bad = sim_check(peer->landing + w->id % SIM_SQ * SIM_SLOT,
+				w->id * 2 + i, 0, w->len);
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		if (*(u64 *)slot != w->expect)
+			sim_fail(s, "%c: atomic %llu returned %llu, %llu expected",
+				 'A' + i, w->id, *(u64 *)slot, w->expect);
+		break;
+	default:
+		break;
+	}
+	if (bad)
+		sim_fail(s, "%c: WR %llu (opcode %d, %u bytes): byte %u wrong",
+			 'A' + i, w->id, w->op, w->len, bad - 1);
+}
+
+/*
+ * A send completion: it and the unsignaled WRs before it are done (IBA
+ * 10.8.3: in order), successfully.
+ */
+static void sim_check_send(struct sim *s, unsigned int i, struct ib_wc *wc)
+{
+	struct sim_side *d = &s->side[i];
+	struct sim_wr *w = &d->wr[d->done % SIM_SQ];
 
 	if (wc->status != IB_WC_SUCCESS) {
 		if (s->cfg->may_fail && wc->status == IB_WC_RETRY_EXC_ERR) {
@@ -595,34 +679,19 @@ static void sim_check_send(struct sim *s, unsigned int i, struct ib_wc *wc)
 		sim_fail(s, "%c: WR %llu (opcode %d, %u bytes) completed with status %d",
 			 'A' + i, wc->wr_id, w->op, w->len, wc->status);
 	}
-	if (wc->wr_id != d->done)
+	if (wc->wr_id < d->done || wc->wr_id >= d->posted)
 		sim_fail(s, "%c: WR %llu completed, %llu expected", 'A' + i,
 			 wc->wr_id, d->done);
-	switch (w->op) {
-	case IB_WR_RDMA_READ:
-		bad = sim_check(slot, 0x5a + !i, w->roff, w->len);
-		if (wc->byte_len != w->len)
-			sim_fail(s, "%c: READ %llu: byte_len %u of %u", 'A' + i,
-				 wc->wr_id, wc->byte_len, w->len);
-		break;
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		bad = sim_check(peer->landing + d->done % SIM_SQ * SIM_SLOT,
-				w->id * 2 + i, 0, w->len);
-		break;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		if (*(u64 *)slot != w->expect)
-			sim_fail(s, "%c: atomic %llu returned %llu, %llu expected",
-				 'A' + i, wc->wr_id, *(u64 *)slot, w->expect);
-		break;
-	default:
-		break;
+	for (; d->done <= wc->wr_id; d->done++) {
+		w = &d->wr[d->done % SIM_SQ];
+		if (w->signaled && w->id != wc->wr_id)
+			sim_fail(s, "%c: WR %llu completed, %llu expected",
+				 'A' + i, wc->wr_id, w->id);
+		sim_check_data(s, i, w);
 	}
-	if (bad)
-		sim_fail(s, "%c: WR %llu (opcode %d, %u bytes): byte %u wrong",
-			 'A' + i, wc->wr_id, w->op, w->len, bad - 1);
-	d->done++;
+	if (w->op == IB_WR_RDMA_READ && wc->byte_len != w->len)
+		sim_fail(s, "%c: READ %llu: byte_len %u of %u", 'A' + i,
+			 wc->wr_id, wc->byte_len, w->len);
 	d->progress = jiffies;
 }
 
@@ -689,6 +758,29 @@ static bool sim_side_idle(struct sim *s, unsigned int i)
 	       (d->done == s->cfg->wrs && d->rdone == peer->sends);
 }
 
+/*
+ * What must hold between steps: a requester has no more READs and
+ * atomics out than it may, a responder keeps no more than its resources.
+ * A requester with nothing out counting some is noted (it only slows it).
+ */
+static void sim_check_qp(struct sim *s, unsigned int i)
+{
+	struct pib_qp *qp = s->side[i].qp;
+
+	if (qp->req.rd_atomic > qp->max_rd_atomic)
+		sim_fail(s, "%c: %u READs/atomics out, %u allowed", 'A' + i,
+			 qp->req.rd_atomic, qp->max_rd_atomic);
+	if (qp->resp.res_head - qp->resp.res_tail > qp->resp.num_res)
+		sim_fail(s, "%c: more responder resources than %u", 'A' + i,
+			 qp->resp.num_res);
+	if (qp->req.rnr_wait && !timer_pending(&qp->req.timer))
+		sim_fail(s, "%c: waits for an RNR timer that does not run",
+			 'A' + i);
+	if (qp->sq.ring.cons == qp->req.cur && !qp->req.offset &&
+	    qp->req.rd_atomic)
+		s->leaks++;
+}
+
 /* One jiffy: packets, timers, work, completions, new work. */
 static void sim_step(struct sim *s)
 {
@@ -715,6 +807,8 @@ static void sim_step(struct sim *s)
 			;
 		if (d->done == d->posted || d->failed)
 			d->progress = jiffies;
+		s->max_gap = max(s->max_gap, jiffies - d->progress);
+		sim_check_qp(s, i);
 		if (jiffies - d->progress > SIM_STALL_SECS * HZ)
 			sim_fail(s, "%c: no WR completed for %u s, %llu out",
 				 'A' + i, SIM_STALL_SECS, d->posted - d->done);
@@ -723,8 +817,16 @@ static void sim_step(struct sim *s)
 }
 
 /* The run */
+struct sim_totals {
+	u64 pkts, lost, secs, leaks;
+	u64 stats[PIB_NUM_STATS];
+	unsigned long max_gap;
+	u32 max_gap_seed;
+	unsigned int failed;
+};
+
 static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
-		    u64 *pkts, u64 *lost)
+		    struct sim_totals *t)
 {
 	static struct sim sim;
 	struct sim *s = &sim;
@@ -751,7 +853,7 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	for (i = 0; i < 2; i++)
 		sim_connect(s, i, psn, rd);
 	for (i = 0; i < 2; i++)
-		while (s->side[i].rposted < SIM_RQ)
+		while (s->side[i].rposted < (cfg->rnr ? 2 : SIM_RQ))
 			sim_post_recv(s, &s->side[i]);
 	kshim_run_work();
 	while (!sim_side_idle(s, 0) || !sim_side_idle(s, 1)) {
@@ -761,9 +863,19 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	}
 	if (verbose)
 		sim_dump(s);
+	t->secs += (jiffies - s->start) / HZ;
+	if (s->max_gap > t->max_gap) {
+		t->max_gap = s->max_gap;
+		t->max_gap_seed = seed;
+	}
+	t->failed += s->side[0].failed || s->side[1].failed;
+	t->leaks += s->leaks;
+	for (i = 0; i < 2 * PIB_NUM_STATS; i++)
+		t->stats[i % PIB_NUM_STATS] +=
+			atomic64_read(&s->side[i / PIB_NUM_STATS].dev->stats[i % PIB_NUM_STATS]);
 	for (i = 0; i < 2; i++) {
-		*pkts += s->link[i].sent;
-		*lost += s->link[i].lost;
+		t->pkts += s->link[i].sent;
+		t->lost += s->link[i].lost;
 		sim_link_purge(&s->link[i]);
 	}
 	for (i = 0; i < 2; i++)
@@ -822,9 +934,9 @@ static void sim_dump(struct sim *s)
 
 	for (i = 0; i < 2; i++)
 		sim_dump_qp(s, i);
-	fprintf(stderr, "link: A->B %llu sent %llu lost, B->A %llu sent %llu lost; last packets (t in jiffies, HZ %d):\n",
-		s->link[0].sent, s->link[0].lost, s->link[1].sent,
-		s->link[1].lost, HZ);
+	fprintf(stderr, "link: A->B %llu sent %llu lost (%llu queue full), B->A %llu sent %llu lost (%llu); last packets (t in jiffies, HZ %d):\n",
+		s->link[0].sent, s->link[0].lost, s->link[0].qdrops,
+		s->link[1].sent, s->link[1].lost, s->link[1].qdrops, HZ);
 	for (; k < s->ntrace && !s->verbose; k++) {
 		struct sim_event *e = &s->trace[k % SIM_TRACE];
 
@@ -843,7 +955,7 @@ static void sim_usage(void)
 int main(int argc, char **argv)
 {
 	int config = -1, opt;
-	u32 seeds = 4, seed = 0, first = 1, c, n;
+	u32 seeds = 1, seed = 0, first = 1, c, n, r;
 	bool verbose = false, one = false;
 
 	while ((opt = getopt(argc, argv, "n:c:s:f:vl")) != -1) {
@@ -875,19 +987,33 @@ int main(int argc, char **argv)
 	if (config >= (int)SIM_NCONFIGS || (one && config < 0))
 		sim_usage();
 	for (c = 0; c < SIM_NCONFIGS; c++) {
-		u64 pkts = 0, lost = 0;
-		unsigned int failed = 0;
+		struct sim_totals t = { 0 };
 
 		if (config >= 0 && c != (u32)config)
 			continue;
 		for (n = 0; n < (one ? 1 : seeds); n++) {
 			sim_run(&sim_configs[c], one ? seed : first + n, verbose,
-				&pkts, &lost);
-			failed += sim_now->side[0].failed || sim_now->side[1].failed;
+				&t);
 		}
-		printf("sim_rc %-22s ok  %u seeds, %llu packets, %llu lost%s\n",
-		       sim_configs[c].name, one ? 1 : seeds, pkts, lost,
-		       failed ? " (some ended in retry exceeded)" : "");
+		for (r = 0; r < ARRAY_SIZE(sim_regressions) && !one; r++)
+			if (sim_regressions[r].config == c)
+				sim_run(&sim_configs[c], sim_regressions[r].seed,
+					verbose, &t);
+		printf("sim_rc %-24s ok %3u seeds %4llu s, %7llu packets %6llu lost, longest wait %lu.%02lu s (seed %u)",
+		       sim_configs[c].name, one ? 1 : seeds, t.secs, t.pkts,
+		       t.lost, t.max_gap / HZ, t.max_gap % HZ * 100 / HZ,
+		       t.max_gap_seed);
+		if (t.failed)
+			printf(", %u retry exceeded", t.failed);
+		printf("\n");
+		if (verbose || seeds > 4)
+			printf("    timeouts %llu, seq NAKs %llu, RNR NAKs %llu, dups %llu, read gaps %llu, unsent %llu; rd_atomic leaks %llu\n",
+			       t.stats[PIB_STAT_RETRANSMIT_TIMEOUTS],
+			       t.stats[PIB_STAT_SEQ_NAKS_RCVD],
+			       t.stats[PIB_STAT_RNR_NAKS_RCVD],
+			       t.stats[PIB_STAT_DUP_REQUESTS],
+			       t.stats[PIB_STAT_READ_GAPS],
+			       t.stats[PIB_STAT_RESP_PSN_UNSENT], t.leaks);
 	}
 	return 0;
 }
