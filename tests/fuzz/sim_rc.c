@@ -113,6 +113,7 @@ static const struct {
 	u8 config;
 	u32 seed;
 } sim_regressions[] = {
+	{ 6, 2 },	/* RNR NAK of a WRITE with immediate, one packet */
 };
 
 /* A packet on the link. */
