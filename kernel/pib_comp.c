@@ -272,6 +272,13 @@ static void pib_comp_progress(struct pib_qp *qp)
 
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	/*
+	 * An RNR NAK rewound the requester, which sends again when the RNR
+	 * timer fires: with nothing outstanding meanwhile, that timer must
+	 * run on, or the requester waits for it for ever.
+	 */
+	if (req->rnr_wait)
+		return;
 	t = pib_req_timeout(qp);	/* (no backoff any more) */
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);

@@ -114,6 +114,7 @@ static const struct {
 	u32 seed;
 } sim_regressions[] = {
 	{ 6, 2 },	/* RNR NAK of a WRITE with immediate, one packet */
+	{ 6, 16 },	/* an ACK while waiting for the RNR timer */
 };
 
 /* A packet on the link. */
