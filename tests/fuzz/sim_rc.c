@@ -885,6 +885,64 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	fuzz_world_fini();
 }
 
+/*
+ * A CQ too small for what its QP completes (here WRs that a QP in ERR
+ * flushes) overflows: its consumer hears of it once (IB_EVENT_CQ_ERR),
+ * and the completions that fitted are still there to poll.
+ */
+static unsigned int sim_cq_errors;
+
+static void sim_cq_event(struct ib_event *ev, void *ctx)
+{
+	FUZZ_CHECK(ev->event == IB_EVENT_CQ_ERR);
+	sim_cq_errors++;
+}
+
+static void sim_cq_overflow(void)
+{
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
+	struct ib_send_wr wr = { .opcode = IB_WR_SEND };
+	const struct ib_send_wr *bad;
+	struct sim_side d = { 0 };
+	struct ib_wc wc[16];
+	unsigned int i;
+	int got;
+
+	fuzz_world_init(1, false);
+	d.dev = fuzz_world.dev[0];
+	fuzz_port_up(d.dev, FUZZ_DEV_LID(0), IB_MTU_4096);
+	d.pd.ibpd.device = &d.dev->ibdev;
+	d.scq = sim_cq_new(&d);
+	d.rcq = calloc(1, sizeof(*d.rcq));
+	d.rcq->ibcq.device = &d.dev->ibdev;
+	d.rcq->ibcq.event_handler = sim_cq_event;
+	FUZZ_CHECK(!pib_create_cq(&d.rcq->ibcq,
+				  &(struct ib_cq_init_attr){ .cqe = 3 }, NULL));
+	swap(d.scq, d.rcq);
+	d.qp = sim_qp_new(&d);
+	FUZZ_CHECK(!pib_modify_qp(&d.qp->ibqp, &a, IB_QP_STATE, NULL));
+	for (i = 0; i < 8; i++) {
+		wr.wr_id = i;
+		FUZZ_CHECK(!pib_post_send(&d.qp->ibqp, &wr, &bad));
+		kshim_run_work();
+	}
+	FUZZ_CHECK(sim_cq_errors == 1);
+	got = pib_poll_cq(&d.scq->ibcq, 16, wc);
+	FUZZ_CHECK(got >= d.scq->ibcq.cqe && got < 8);
+	for (i = 0; i < got; i++)
+		FUZZ_CHECK(wc[i].wr_id == i &&
+			   wc[i].status == IB_WC_WR_FLUSH_ERR);
+	FUZZ_CHECK(!pib_destroy_qp(&d.qp->ibqp, NULL));
+	FUZZ_CHECK(!pib_destroy_cq(&d.scq->ibcq, NULL));
+	FUZZ_CHECK(!pib_destroy_cq(&d.rcq->ibcq, NULL));
+	free(d.qp);
+	free(d.scq);
+	free(d.rcq);
+	fuzz_world_fini();
+	printf("sim_rc cq-overflow               ok  IB_EVENT_CQ_ERR once, %d of 8 completions kept\n",
+	       got);
+}
+
 /* The dump of a failed run: both QPs, then the link's latest packets. */
 static void sim_dump_qp(struct sim *s, unsigned int i)
 {
@@ -988,6 +1046,8 @@ int main(int argc, char **argv)
 	}
 	if (config >= (int)SIM_NCONFIGS || (one && config < 0))
 		sim_usage();
+	if (config < 0)
+		sim_cq_overflow();
 	for (c = 0; c < SIM_NCONFIGS; c++) {
 		struct sim_totals t = { 0 };
 
