@@ -60,47 +60,54 @@ struct sim_config {
 	u8 timeout;
 	u8 rd_atomic;		/* 0: random 1..16 */
 	bool rnr;		/* receivers post lazily: RNR NAKs */
+	bool busy;		/* packets come while the QPs' work runs */
 	bool may_fail;		/* RETRY_EXC_ERR allowed (see sim_config_ok) */
 	u32 wrs;		/* WRs each side posts */
 };
 
 static const struct sim_config sim_configs[] = {
 	{ "mixed-1k-0.5%", SIM_MIXED, 5000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
-	  0, false, false, 300 },
+	  0, false, false, false, 300 },
 	{ "mixed-1k-1%", SIM_MIXED, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
-	  0, false, false, 300 },
+	  0, false, false, false, 300 },
 	{ "mixed-4k-1%", SIM_MIXED, 10000, 200, 8, 0, 0, 2, 40000, 0, IB_MTU_4096,
-	  17, 0, false, false, 300 },
+	  17, 0, false, false, false, 300 },
 	{ "mixed-1k-5%", SIM_MIXED, 50000, 1000, 16, 0, 0, 1, 0, 0, IB_MTU_1024,
-	  14, 0, false, false, 200 },
+	  14, 0, false, false, false, 200 },
 	{ "mixed-4k-5%-reorder", SIM_MIXED, 50000, 0, 0, 5000, 0, 2, 0, 0,
-	  IB_MTU_4096, 19, 0, false, false, 200 },
+	  IB_MTU_4096, 19, 0, false, false, false, 200 },
 	{ "mixed-1k-2%-dup-reorder", SIM_MIXED, 20000, 0, 0, 100000, 20000, 1,
-	  0, 0, IB_MTU_1024, 14, 0, false, false, 200 },
+	  0, 0, IB_MTU_1024, 14, 0, false, false, false, 200 },
 	{ "mixed-1k-1%-rnr", SIM_MIXED, 10000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
-	  14, 0, true, false, 200 },
+	  14, 0, true, false, false, 200 },
 	{ "reads-1k-1%", SIM_READS, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
-	  0, false, false, 300 },
+	  0, false, false, false, 300 },
 	{ "reads-4k-5%-slow", SIM_READS, 50000, 500, 8, 0, 0, 25, 20000, 0,
-	  IB_MTU_4096, 14, 0, false, false, 150 },
+	  IB_MTU_4096, 14, 0, false, false, false, 150 },
 	{ "reads-1k-2%-dup-reorder", SIM_READS, 20000, 0, 0, 100000, 20000, 1,
-	  0, 0, IB_MTU_1024, 14, 0, false, false, 100 },
+	  0, 0, IB_MTU_1024, 14, 0, false, false, false, 100 },
 	{ "iser-1k-1%", SIM_ISER, 10000, 200, 8, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
-	  16, false, false, 150 },
+	  16, false, false, false, 150 },
 	{ "iser-4k-1%", SIM_ISER, 10000, 200, 8, 0, 0, 1, 40000, 0, IB_MTU_4096,
-	  14, 16, false, false, 150 },
+	  14, 16, false, false, false, 150 },
 	{ "iser-4k-2%-dup-reorder", SIM_ISER, 20000, 0, 0, 100000, 20000, 1,
-	  40000, 0, IB_MTU_4096, 14, 16, false, false, 40 },
+	  40000, 0, IB_MTU_4096, 14, 16, false, false, false, 40 },
 	{ "iser-1k-5%-slow", SIM_ISER, 50000, 1000, 16, 0, 0, 10, 10000, 0,
-	  IB_MTU_1024, 14, 16, false, false, 50 },
+	  IB_MTU_1024, 14, 16, false, false, false, 50 },
 	{ "iser-1k-1%-queue", SIM_ISER, 10000, 0, 0, 0, 0, 5, 10000, 256,
-	  IB_MTU_1024, 14, 16, false, false, 100 },
+	  IB_MTU_1024, 14, 16, false, false, false, 100 },
 	{ "iser-4k-1%-late", SIM_ISER, 10000, 0, 0, 0, 0, 60, 20000, 0,
-	  IB_MTU_4096, 14, 16, false, false, 100 },
+	  IB_MTU_4096, 14, 16, false, false, false, 100 },
 	{ "mixed-1k-1%-late-queue", SIM_MIXED, 10000, 0, 0, 0, 0, 40, 4000,
-	  300, IB_MTU_1024, 14, 0, false, false, 150 },
+	  300, IB_MTU_1024, 14, 0, false, false, false, 150 },
+	{ "iser-1k-1%-rnr", SIM_ISER, 10000, 200, 8, 0, 0, 1, 0, 0,
+	  IB_MTU_1024, 14, 16, true, false, false, 150 },
+	{ "mixed-1k-1%-busy", SIM_MIXED, 10000, 200, 8, 0, 0, 1, 0, 0,
+	  IB_MTU_1024, 14, 0, true, true, false, 200 },
+	{ "iser-4k-1%-busy", SIM_ISER, 10000, 200, 8, 0, 0, 1, 40000, 0,
+	  IB_MTU_4096, 14, 16, false, true, false, 150 },
 	{ "stress-1k-20%", SIM_MIXED, 200000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
-	  14, 0, false, true, 60 },
+	  14, 0, false, false, true, 60 },
 };
 
 #define SIM_NCONFIGS	ARRAY_SIZE(sim_configs)
@@ -783,17 +790,36 @@ static void sim_check_qp(struct sim *s, unsigned int i)
 		s->leaks++;
 }
 
-/* One jiffy: packets, timers, work, completions, new work. */
-static void sim_step(struct sim *s)
+/*
+ * The packets that are due. With "busy", some jiffies they come while
+ * the QPs' work runs (in a softirq that interrupts it, or on another
+ * CPU): the receive path finds each QP running and leaves its sending
+ * to that work, which goes round once more when it finishes.
+ */
+static void sim_deliver_due(struct sim *s)
 {
-	unsigned int i, n;
-	bool more;
+	bool busy = s->cfg->busy && !sim_below(s, 3), more;
+	unsigned int i;
 
-	jiffies++;
+	for (i = 0; i < 2 && busy; i++)
+		set_bit(PIB_QP_RUNNING, &s->side[i].qp->run_flags);
 	do {
 		more = sim_deliver(s, 0);
 		more |= sim_deliver(s, 1);
 	} while (more);
+	for (i = 0; i < 2 && busy; i++) {
+		clear_bit(PIB_QP_RUNNING, &s->side[i].qp->run_flags);
+		pib_qp_run(s->side[i].qp);
+	}
+}
+
+/* One jiffy: packets, timers, work, completions, new work. */
+static void sim_step(struct sim *s)
+{
+	unsigned int i, n;
+
+	jiffies++;
+	sim_deliver_due(s);
 	sim_timers();
 	kshim_run_work();
 	for (i = 0; i < 2; i++) {
