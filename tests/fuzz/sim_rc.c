@@ -191,6 +191,7 @@ struct sim {
 	unsigned long start;
 	unsigned long max_gap;	/* the longest a QP completed nothing */
 	u64 leaks;		/* steps a requester counted READs not out */
+	u64 dup_misses;		/* needed duplicates without a resource */
 };
 
 static struct sim *sim_now;
@@ -349,6 +350,54 @@ static void sim_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
 		sim_link_put(s, from, pkt, len);
 }
 
+/* Does the requester of @qp still wait for the response to @psn? */
+static bool sim_req_needs(struct pib_qp *qp, u32 psn)
+{
+	struct pib_sq *sq = &qp->sq;
+	u32 k;
+
+	for (k = sq->ring.cons; k != sq->fetched; k++) {
+		struct pib_swqe *st = &sq->st[k & (sq->ring.num - 1)];
+
+		if (st->sent && !st->resp_done &&
+		    pib_psn_in_window(psn, st->first_psn, st->last_psn + 1))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A duplicate READ or atomic request that its requester still waits for
+ * must find its responder resource (IBA 9.7.5.1.1), or it is never
+ * answered: the requester retries until IB_WC_RETRY_EXC_ERR.
+ */
+static void sim_check_dup(struct sim *s, unsigned int from, const u8 *buf,
+			  u32 len)
+{
+	struct pib_qp *req = s->side[from].qp, *qp = s->side[!from].qp;
+	struct pib_resp *resp = &qp->resp;
+	struct pib_pkt p;
+	u32 i;
+
+	if (pib_pkt_parse(buf, len, &p) ||
+	    (p.bth.opcode != PIB_OP_RC_READ_REQUEST &&
+	     p.bth.opcode != PIB_OP_RC_COMPARE_SWAP &&
+	     p.bth.opcode != PIB_OP_RC_FETCH_ADD) ||
+	    pib_psn_diff(p.bth.psn, resp->epsn) >= 0 ||
+	    !sim_req_needs(req, p.bth.psn) || qp->state != IB_QPS_RTS)
+		return;
+	for (i = resp->res_head; resp->res_head - i < resp->num_res; i--) {
+		struct pib_rd_res *r = &resp->res[(i - 1) % resp->num_res];
+
+		if (r->opcode && pib_psn_in_window(p.bth.psn, r->psn, r->end_psn))
+			return;
+	}
+	s->dup_misses++;
+	if (s->cfg->rd_atomic)
+		sim_fail(s, "%c: duplicate request 0x%02x PSN 0x%06x, still needed, has no resource",
+			 'B' - from, p.bth.opcode, p.bth.psn);
+}
+
 /* Hand the packets that are due to the other device, in softirq. */
 static bool sim_deliver(struct sim *s, unsigned int from)
 {
@@ -358,6 +407,7 @@ static bool sim_deliver(struct sim *s, unsigned int from)
 	if (!p || time_after(p->due, jiffies))
 		return false;
 	l->head = p->next;
+	sim_check_dup(s, from, p->buf, p->len);
 	local_bh_disable();
 	pib_hca_receive(s->side[!from].dev, p->buf, p->len);
 	local_bh_enable();
@@ -846,11 +896,11 @@ static void sim_step(struct sim *s)
 
 /* The run */
 struct sim_totals {
-	u64 pkts, lost, secs, leaks;
+	u64 pkts, lost, secs, leaks, dup_misses;
 	u64 stats[PIB_NUM_STATS];
 	unsigned long max_gap;
 	u32 max_gap_seed;
-	unsigned int failed;
+	unsigned int runs, failed;
 };
 
 static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
@@ -892,12 +942,14 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	if (verbose)
 		sim_dump(s);
 	t->secs += (jiffies - s->start) / HZ;
+	t->runs++;
 	if (s->max_gap > t->max_gap) {
 		t->max_gap = s->max_gap;
 		t->max_gap_seed = seed;
 	}
 	t->failed += s->side[0].failed || s->side[1].failed;
 	t->leaks += s->leaks;
+	t->dup_misses += s->dup_misses;
 	for (i = 0; i < 2 * PIB_NUM_STATS; i++)
 		t->stats[i % PIB_NUM_STATS] +=
 			atomic64_read(&s->side[i / PIB_NUM_STATS].dev->stats[i % PIB_NUM_STATS]);
@@ -965,7 +1017,8 @@ static void sim_cq_overflow(void)
 	free(d.scq);
 	free(d.rcq);
 	fuzz_world_fini();
-	printf("sim_rc cq-overflow               ok  IB_EVENT_CQ_ERR once, %d of 8 completions kept\n",
+	printf("sim_rc %-24s ok  IB_EVENT_CQ_ERR once, %d of 8 completions kept\n",
+	       "cq-overflow",
 	       got);
 }
 
@@ -1087,21 +1140,22 @@ int main(int argc, char **argv)
 			if (sim_regressions[r].config == c)
 				sim_run(&sim_configs[c], sim_regressions[r].seed,
 					verbose, &t);
-		printf("sim_rc %-24s ok %3u seeds %4llu s, %7llu packets %6llu lost, longest wait %lu.%02lu s (seed %u)",
-		       sim_configs[c].name, one ? 1 : seeds, t.secs, t.pkts,
+		printf("sim_rc %-24s ok %3u runs %5llu s, %7llu packets %6llu lost, longest wait %lu.%02lu s (seed %u)",
+		       sim_configs[c].name, t.runs, t.secs, t.pkts,
 		       t.lost, t.max_gap / HZ, t.max_gap % HZ * 100 / HZ,
 		       t.max_gap_seed);
 		if (t.failed)
 			printf(", %u retry exceeded", t.failed);
 		printf("\n");
 		if (verbose || seeds > 4)
-			printf("    timeouts %llu, seq NAKs %llu, RNR NAKs %llu, dups %llu, read gaps %llu, unsent %llu; rd_atomic leaks %llu\n",
+			printf("    timeouts %llu, seq NAKs %llu, RNR NAKs %llu, dups %llu, read gaps %llu, unsent %llu; rd_atomic leaks %llu, duplicates without a resource %llu\n",
 			       t.stats[PIB_STAT_RETRANSMIT_TIMEOUTS],
 			       t.stats[PIB_STAT_SEQ_NAKS_RCVD],
 			       t.stats[PIB_STAT_RNR_NAKS_RCVD],
 			       t.stats[PIB_STAT_DUP_REQUESTS],
 			       t.stats[PIB_STAT_READ_GAPS],
-			       t.stats[PIB_STAT_RESP_PSN_UNSENT], t.leaks);
+			       t.stats[PIB_STAT_RESP_PSN_UNSENT], t.leaks,
+			       t.dup_misses);
 	}
 	return 0;
 }
