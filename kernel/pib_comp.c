@@ -501,6 +501,13 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (qp->req.rd_atomic)
 		qp->req.rd_atomic--;
 	pib_comp_ack_to(qp, psn);
+	/*
+	 * Progress also when acked_psn is past it already (the ACK of a
+	 * later request came, this one's was lost), as for READ data in
+	 * pib_comp_read(): else the retries spent on it count on for the
+	 * next WQE, which can fail with IB_WC_RETRY_EXC_ERR soon after.
+	 */
+	pib_comp_progress(qp);
 }
 
 /*

@@ -123,6 +123,7 @@ static const struct {
 } sim_regressions[] = {
 	{ 6, 2 },	/* RNR NAK of a WRITE with immediate, one packet */
 	{ 6, 16 },	/* an ACK while waiting for the RNR timer */
+	{ 20, 531 },	/* an atomic ACK after a later request's ACK */
 };
 
 /* A packet on the link. */
