@@ -26,7 +26,8 @@
 
 #include "fuzz.h"
 
-#define SIM_SQ			64	/* WRs a QP may have out */
+#define SIM_SQ			256	/* WRs a QP may have out, at most */
+#define SIM_SQ_MIXED		64	/* ... but in the iSER profile */
 #define SIM_RQ			64	/* receive WQEs posted */
 #define SIM_CQE			511
 #define SIM_RECV_LEN		16384	/* a receive buffer */
@@ -65,6 +66,7 @@ struct sim_config {
 	u32 wrs;		/* WRs each side posts */
 };
 
+/* sim_regressions[] names them by index: new ones go at the end. */
 static const struct sim_config sim_configs[] = {
 	{ "mixed-1k-0.5%", SIM_MIXED, 5000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024, 14,
 	  0, false, false, false, 300 },
@@ -108,6 +110,8 @@ static const struct sim_config sim_configs[] = {
 	  IB_MTU_4096, 14, 16, false, true, false, 150 },
 	{ "stress-1k-20%", SIM_MIXED, 200000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
 	  14, 0, false, false, true, 60 },
+	{ "iser-1k-1%-t19", SIM_ISER, 10000, 200, 8, 0, 0, 1, 10000, 0,
+	  IB_MTU_1024, 19, 16, false, false, false, 150 },
 };
 
 #define SIM_NCONFIGS	ARRAY_SIZE(sim_configs)
@@ -443,6 +447,15 @@ static void sim_comp_handler(struct ib_cq *cq, void *ctx)
 {
 }
 
+/*
+ * WRs a QP may have out: an iSER target has hundreds (isert: 138 and
+ * 4 READs for each of 128 commands), the other profiles 64.
+ */
+static u32 sim_sq(struct sim *s)
+{
+	return s->cfg->profile == SIM_ISER ? SIM_SQ : SIM_SQ_MIXED;
+}
+
 static struct pib_cq *sim_cq_new(struct sim_side *d)
 {
 	struct pib_cq *cq = calloc(1, sizeof(*cq));
@@ -455,14 +468,14 @@ static struct pib_cq *sim_cq_new(struct sim_side *d)
 	return cq;
 }
 
-static struct pib_qp *sim_qp_new(struct sim_side *d)
+static struct pib_qp *sim_qp_new(struct sim_side *d, u32 depth)
 {
 	struct pib_qp *qp = calloc(1, sizeof(*qp));
 	struct ib_qp_init_attr init = {
 		.event_handler = sim_event_handler,
 		.send_cq = &d->scq->ibcq,
 		.recv_cq = &d->rcq->ibcq,
-		.cap = { .max_send_wr = SIM_SQ, .max_recv_wr = SIM_RQ,
+		.cap = { .max_send_wr = depth, .max_recv_wr = SIM_RQ,
 			 .max_send_sge = 2, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
@@ -540,7 +553,7 @@ static void sim_side_init(struct sim *s, unsigned int i)
 	d->local = calloc(SIM_SQ, SIM_SLOT);
 	d->recv = calloc(SIM_RQ, SIM_RECV_LEN);
 	d->atom = calloc(2, sizeof(u64));
-	d->qp = sim_qp_new(d);
+	d->qp = sim_qp_new(d, sim_sq(s));
 	d->progress = jiffies;
 }
 
@@ -634,7 +647,7 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 	const struct ib_send_wr *bad;
 	u64 rslot = d->posted % SIM_SQ * SIM_SLOT;
 
-	if (d->posted - d->done >= SIM_SQ || d->posted >= s->cfg->wrs)
+	if (d->posted - d->done >= sim_sq(s) || d->posted >= s->cfg->wrs)
 		return false;
 	/* A SEND needs a slot in the receiver's ring of expected lengths. */
 	if (d->sends - peer->rdone >= SIM_SENDS)
@@ -1002,7 +1015,7 @@ static void sim_cq_overflow(void)
 	FUZZ_CHECK(!pib_create_cq(&d.rcq->ibcq,
 				  &(struct ib_cq_init_attr){ .cqe = 3 }, NULL));
 	swap(d.scq, d.rcq);
-	d.qp = sim_qp_new(&d);
+	d.qp = sim_qp_new(&d, 8);
 	FUZZ_CHECK(!pib_modify_qp(&d.qp->ibqp, &a, IB_QP_STATE, NULL));
 	for (i = 0; i < 8; i++) {
 		wr.wr_id = i;
