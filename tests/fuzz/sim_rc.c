@@ -38,6 +38,7 @@
 #define SIM_TRACE		256
 #define SIM_SENDS		1024	/* ring of SEND lengths on their way */
 #define SIM_QPN_BASE		0x40
+#define SIM_MAX_SGE		32	/* rdma_rw's READs: a page each */
 
 /* What a run does: its traffic, its link, its QP attributes. */
 enum sim_profile {
@@ -95,7 +96,7 @@ static const struct sim_config sim_configs[] = {
 	{ "iser-4k-2%-dup-reorder", SIM_ISER, 20000, 0, 0, 100000, 20000, 1,
 	  40000, 0, IB_MTU_4096, 14, 16, false, false, false, 40 },
 	{ "iser-1k-5%-slow", SIM_ISER, 50000, 1000, 16, 0, 0, 10, 10000, 0,
-	  IB_MTU_1024, 14, 16, false, false, false, 50 },
+	  IB_MTU_1024, 14, 16, false, false, false, 30 },
 	{ "iser-1k-1%-queue", SIM_ISER, 10000, 0, 0, 0, 0, 5, 10000, 256,
 	  IB_MTU_1024, 14, 16, false, false, false, 100 },
 	{ "iser-4k-1%-late", SIM_ISER, 10000, 0, 0, 0, 0, 60, 20000, 0,
@@ -111,7 +112,7 @@ static const struct sim_config sim_configs[] = {
 	{ "stress-1k-20%", SIM_MIXED, 200000, 0, 0, 0, 0, 1, 0, 0, IB_MTU_1024,
 	  14, 0, false, false, true, 60 },
 	{ "iser-1k-1%-t19", SIM_ISER, 10000, 200, 8, 0, 0, 1, 10000, 0,
-	  IB_MTU_1024, 19, 16, false, false, false, 150 },
+	  IB_MTU_1024, 19, 16, false, false, false, 80 },
 };
 
 #define SIM_NCONFIGS	ARRAY_SIZE(sim_configs)
@@ -188,7 +189,7 @@ struct sim_event {
 struct sim {
 	const struct sim_config *cfg;
 	u32 seed;
-	u64 rng;
+	u64 rng, rng_sge;
 	bool verbose;
 	bool strict;		/* a regression run: no failure allowed */
 	struct sim_side side[2];
@@ -214,6 +215,19 @@ static u64 sim_rand(struct sim *s)
 static u32 sim_below(struct sim *s, u32 n)
 {
 	return n ? (u32)((sim_rand(s) >> 32) % n) : 0;
+}
+
+/* The SGE layouts' own stream: the rest replays as before they came. */
+static u32 sim_below_sge(struct sim *s, u32 n)
+{
+	u64 rng = s->rng;
+	u32 v;
+
+	s->rng = s->rng_sge;
+	v = sim_below(s, n);
+	s->rng_sge = s->rng;
+	s->rng = rng;
+	return v;
 }
 
 static bool sim_ppm(struct sim *s, u32 ppm)
@@ -476,7 +490,7 @@ static struct pib_qp *sim_qp_new(struct sim_side *d, u32 depth)
 		.send_cq = &d->scq->ibcq,
 		.recv_cq = &d->rcq->ibcq,
 		.cap = { .max_send_wr = depth, .max_recv_wr = SIM_RQ,
-			 .max_send_sge = 2, .max_recv_sge = 1 },
+			 .max_send_sge = SIM_MAX_SGE, .max_recv_sge = 1 },
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.qp_type = IB_QPT_RC,
 	};
@@ -632,6 +646,30 @@ static void sim_choose(struct sim *s, unsigned int i, struct sim_wr *w)
 		  sim_below(s, SIM_REMOTE_LEN - w->len + 1) : 0;
 }
 
+/*
+ * The SGEs of a WR's buffer @slot: one, or (half the time) pieces of
+ * it, as rdma_rw gives a READ of scattered pages; returns how many.
+ */
+static int sim_sgl(struct sim *s, struct sim_side *d, u8 *slot,
+		   const struct sim_wr *w, struct ib_sge *sge)
+{
+	u32 off = 0, n, k = 0;
+
+	if (w->op == IB_WR_ATOMIC_FETCH_AND_ADD ||
+	    w->op == IB_WR_ATOMIC_CMP_AND_SWP || !w->len ||
+	    sim_below_sge(s, 2)) {
+		sge[0] = (struct ib_sge){ (uintptr_t)slot, w->len, d->mr->lkey };
+		return 1;
+	}
+	for (; off < w->len; off += n, k++) {
+		n = 1 + sim_below_sge(s, 4096);	/* (min_t() takes it twice) */
+		n = k == SIM_MAX_SGE - 1 ? w->len - off : min(w->len - off, n);
+		sge[k] = (struct ib_sge){ (uintptr_t)slot + off, n,
+					  d->mr->lkey };
+	}
+	return k;
+}
+
 /* Post one WR of side @i, if its SQ has room and its quota is not out. */
 static bool sim_post_send(struct sim *s, unsigned int i)
 {
@@ -643,7 +681,7 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 		struct ib_atomic_wr atomic;
 		struct ib_send_wr wr;
 	} u = { 0 };
-	struct ib_sge sge = { .addr = (uintptr_t)slot, .lkey = d->mr->lkey };
+	struct ib_sge sge[SIM_MAX_SGE];
 	const struct ib_send_wr *bad;
 	u64 rslot = d->posted % SIM_SQ * SIM_SLOT;
 
@@ -655,7 +693,7 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 	memset(w, 0, sizeof(*w));
 	sim_choose(s, i, w);
 	w->id = d->posted;
-	sge.length = w->len;
+	u.wr.num_sge = sim_sgl(s, d, slot, w, sge);
 	u.wr.wr_id = w->id;
 	u.wr.opcode = w->op;
 	/* Some go unsignaled, as the first READs of an rdma_rw chain do. */
@@ -663,8 +701,7 @@ static bool sim_post_send(struct sim *s, unsigned int i)
 	u.wr.send_flags = (w->signaled ? IB_SEND_SIGNALED : 0) |
 			  (sim_below(s, 16) ? 0 : IB_SEND_FENCE) |
 			  (sim_below(s, 4) ? 0 : IB_SEND_SOLICITED);
-	u.wr.sg_list = &sge;
-	u.wr.num_sge = 1;
+	u.wr.sg_list = sge;
 	u.wr.ex.imm_data = cpu_to_be32((u32)w->id);
 	switch (w->op) {
 	case IB_WR_RDMA_READ:
@@ -935,6 +972,7 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	s->verbose = verbose;
 	s->strict = strict;
 	s->rng = 0x9e3779b97f4a7c15ULL * (seed + 1) ^ (uintptr_t)(cfg - sim_configs);
+	s->rng_sge = s->rng ^ 0x5555;
 	sim_now = s;
 	fuzz_world_init(2, false);
 	fuzz_world.tx_hook = sim_tx;
