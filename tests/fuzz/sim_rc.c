@@ -200,6 +200,7 @@ struct sim {
 	unsigned long max_gap;	/* the longest a QP completed nothing */
 	u64 leaks;		/* steps a requester counted READs not out */
 	u64 dup_misses;		/* needed duplicates without a resource */
+	u64 stale_naks;		/* sequence NAKs for PSNs acknowledged already */
 };
 
 static struct sim *sim_now;
@@ -380,8 +381,12 @@ static bool sim_req_needs(struct pib_qp *qp, u32 psn)
 	for (k = sq->ring.cons; k != sq->fetched; k++) {
 		struct pib_swqe *st = &sq->st[k & (sq->ring.num - 1)];
 
+		/* (a READ: from its first response missing on) */
+		u32 from = st->first_psn + st->resp_off / qp->mtu;
+
 		if (st->sent && !st->resp_done &&
-		    pib_psn_in_window(psn, st->first_psn, st->last_psn + 1))
+		    pib_psn_in_window(psn, from & PIB_PSN_MASK,
+				      st->last_psn + 1))
 			return true;
 	}
 	return false;
@@ -400,6 +405,16 @@ static void sim_check_dup(struct sim *s, unsigned int from, const u8 *buf,
 	struct pib_pkt p;
 	u32 i;
 
+	/* (A NAK goes to the QP that receives it: its requester.) */
+	if (!pib_pkt_parse(buf, len, &p) && p.bth.opcode == PIB_OP_RC_ACKNOWLEDGE &&
+	    buf[p.hdr_len] == 0x60 && qp->state == IB_QPS_RTS &&
+	    pib_psn_diff(p.bth.psn, qp->req.acked_psn) <= 0 &&
+	    qp->sq.ring.cons != qp->req.cur) {
+		s->stale_naks++;
+		if (s->verbose)
+			fprintf(stderr, "STALE NAK psn 0x%06x to %c, acked 0x%06x\n",
+				p.bth.psn, 'B' - from, qp->req.acked_psn);
+	}
 	if (pib_pkt_parse(buf, len, &p) ||
 	    (p.bth.opcode != PIB_OP_RC_READ_REQUEST &&
 	     p.bth.opcode != PIB_OP_RC_COMPARE_SWAP &&
@@ -414,6 +429,9 @@ static void sim_check_dup(struct sim *s, unsigned int from, const u8 *buf,
 			return;
 	}
 	s->dup_misses++;
+	if (s->verbose)
+		fprintf(stderr, "DUP MISS: 0x%02x PSN 0x%06x to %c, its epsn 0x%06x\n",
+			p.bth.opcode, p.bth.psn, 'B' - from, resp->epsn);
 	if (s->cfg->rd_atomic)
 		sim_fail(s, "%c: duplicate request 0x%02x PSN 0x%06x, still needed, has no resource",
 			 'B' - from, p.bth.opcode, p.bth.psn);
@@ -950,7 +968,7 @@ static void sim_step(struct sim *s)
 
 /* The run */
 struct sim_totals {
-	u64 pkts, lost, secs, leaks, dup_misses;
+	u64 pkts, lost, secs, leaks, dup_misses, stale_naks;
 	u64 stats[PIB_NUM_STATS];
 	unsigned long max_gap;
 	u32 max_gap_seed;
@@ -1006,6 +1024,7 @@ static void sim_run(const struct sim_config *cfg, u32 seed, bool verbose,
 	t->failed += s->side[0].failed || s->side[1].failed;
 	t->leaks += s->leaks;
 	t->dup_misses += s->dup_misses;
+	t->stale_naks += s->stale_naks;
 	for (i = 0; i < 2 * PIB_NUM_STATS; i++)
 		t->stats[i % PIB_NUM_STATS] +=
 			atomic64_read(&s->side[i / PIB_NUM_STATS].dev->stats[i % PIB_NUM_STATS]);
@@ -1204,14 +1223,14 @@ int main(int argc, char **argv)
 			printf(", %u retry exceeded", t.failed);
 		printf("\n");
 		if (verbose || seeds > 4)
-			printf("    timeouts %llu, seq NAKs %llu, RNR NAKs %llu, dups %llu, read gaps %llu, unsent %llu; rd_atomic leaks %llu, duplicates without a resource %llu\n",
+			printf("    timeouts %llu, seq NAKs %llu, RNR NAKs %llu, dups %llu, read gaps %llu, unsent %llu; rd_atomic leaks %llu, duplicates without a resource %llu, stale NAKs %llu\n",
 			       t.stats[PIB_STAT_RETRANSMIT_TIMEOUTS],
 			       t.stats[PIB_STAT_SEQ_NAKS_RCVD],
 			       t.stats[PIB_STAT_RNR_NAKS_RCVD],
 			       t.stats[PIB_STAT_DUP_REQUESTS],
 			       t.stats[PIB_STAT_READ_GAPS],
 			       t.stats[PIB_STAT_RESP_PSN_UNSENT], t.leaks,
-			       t.dup_misses);
+			       t.dup_misses, t.stale_naks);
 	}
 	return 0;
 }
