@@ -252,12 +252,6 @@ int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	return missed;
 }
 
-/*
- * A CQ overflowed, once: it loses every later completion, so a consumer
- * that waits for one (ib_drain_qp() on a disconnect) waits for ever. The
- * CQs kernel ULPs get from ib_alloc_cq() have no event handler, where
- * IB_EVENT_CQ_ERR alone would leave no trace: the log says it too.
- */
 static void pib_cq_overflow(struct pib_cq *cq)
 {
 	struct ib_event ev = {
@@ -266,9 +260,6 @@ static void pib_cq_overflow(struct pib_cq *cq)
 		.event = IB_EVENT_CQ_ERR,
 	};
 
-	ibdev_warn_ratelimited(cq->ibcq.device,
-			       "a CQ of %d entries overflowed: its later completions are lost\n",
-			       cq->ibcq.cqe);
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }

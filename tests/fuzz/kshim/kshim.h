@@ -149,8 +149,6 @@ extern bool kshim_verbose;
 #define pr_info(fmt, ...)		pr_kshim(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)		pr_kshim(fmt, ##__VA_ARGS__)
 #define pr_warn_ratelimited(fmt, ...)	pr_kshim(fmt, ##__VA_ARGS__)
-#define ibdev_warn_ratelimited(ibdev, fmt, ...) \
-	pr_kshim("%s: " fmt, (ibdev)->name, ##__VA_ARGS__)
 
 /* Atomics and bit operations (one CPU) */
 typedef struct { int counter; } atomic_t;
