@@ -273,6 +273,13 @@ static void pib_comp_progress(struct pib_qp *qp)
 
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	/*
+	 * An RNR NAK rewound the requester, which sends again when the RNR
+	 * timer fires: with nothing outstanding meanwhile, that timer must
+	 * run on, or the requester waits for it for ever.
+	 */
+	if (req->rnr_wait)
+		return;
 	t = pib_req_timeout(qp);	/* (no backoff any more) */
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);
@@ -495,6 +502,13 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (qp->req.rd_atomic)
 		qp->req.rd_atomic--;
 	pib_comp_ack_to(qp, psn);
+	/*
+	 * Progress also when acked_psn is past it already (the ACK of a
+	 * later request came, this one's was lost), as for READ data in
+	 * pib_comp_read(): else the retries spent on it count on for the
+	 * next WQE, which can fail with IB_WC_RETRY_EXC_ERR soon after.
+	 */
+	pib_comp_progress(qp);
 }
 
 /*

@@ -236,8 +236,16 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 	}
 	if (n > resp->remaining || (f & PIB_RQ_LAST && n != resp->remaining))
 		return PIB_RESP_NAK_INVALID;
-	if (f & PIB_RQ_IMM && !pib_resp_get_wqe(qp))
+	if (f & PIB_RQ_IMM && !pib_resp_get_wqe(qp)) {
+		/*
+		 * An RNR NAK'd packet was not executed, and comes again:
+		 * the responder stays as it found it. An ONLY packet starts
+		 * no message, or its retry is refused as a FIRST in one.
+		 */
+		if (f & PIB_RQ_FIRST)
+			resp->in_msg = false;
 		return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR : PIB_RESP_DROP;
+	}
 	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, resp->va,
 			     (void *)(buf + pkt->payload_off), n,
 			     IB_ACCESS_REMOTE_WRITE, true))

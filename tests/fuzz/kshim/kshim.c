@@ -208,6 +208,17 @@ bool kshim_run_timers(void)
 	return true;
 }
 
+/* Is a timer due (expired at the current jiffies)? */
+bool kshim_timer_due(void)
+{
+	struct timer_list *t;
+
+	for (t = kshim_timers; t; t = t->next)
+		if (!time_after(t->expires, jiffies))
+			return true;
+	return false;
+}
+
 bool queue_work(struct workqueue_struct *wq, struct work_struct *w)
 {
 	struct work_struct **p;

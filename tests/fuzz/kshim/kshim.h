@@ -1213,6 +1213,7 @@ int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 /* The harness's control of the simulated kernel */
 int kshim_run_work(void);
 bool kshim_run_timers(void);
+bool kshim_timer_due(void);
 void kshim_reset(void);
 void kshim_check_idle(void);
 
