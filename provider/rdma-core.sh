@@ -114,7 +114,11 @@ download() {
 	(cd "$dir" && apt_private apt-get source --download-only \
 		"rdma-core=$debver" >>"$apt/source.log" 2>&1) || true
 	rm -f "$dir"/rdma-core_*.dsc "$dir"/rdma-core_*.debian.tar.*
-	ls "$dir/rdma-core_$up.orig.tar."* 2>/dev/null | head -n 1 || true
+	local f
+	for f in "$dir/rdma-core_$up.orig.tar."*; do
+		[ -e "$f" ] && echo "$f" && break
+	done
+	true
 }
 
 tarball_pabi() {

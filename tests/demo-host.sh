@@ -4,6 +4,7 @@
 # hosts add a pib device on eth0, host1 starts opensm, and then the two
 # hosts run InfiniBand diagnostics, perftest, IPoIB and rping across the
 # LAN.
+# shellcheck source=lib.sh
 . "$PIB_SRC/tests/lib.sh"
 pib_install
 show() { echo; echo "host$PIB_HOST# $*"; "$@"; }

@@ -10,8 +10,9 @@ pkgs=(
 	librdmacm-dev cmake pkg-config libnl-3-dev libnl-route-3-dev python3
 	dpkg-dev
 	# the kernel's checkers on pib's code (tests/lint.sh): sparse, and the
-	# kernel source for scripts/kernel-doc and scripts/checkpatch.pl
-	sparse linux-source-6.1
+	# kernel source for scripts/kernel-doc and scripts/checkpatch.pl; and
+	# shellcheck on the scripts
+	sparse linux-source-6.1 shellcheck
 	# packages (make deb) and installing them (DKMS builds pib)
 	build-essential debhelper dh-dkms dkms
 	# rdma-core's Python test suite (tests/pyverbs-build.sh)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers for scenario scripts (sourced inside a test guest). Each check
 # prints "ok - what" or "FAIL - what" with the evidence; a scenario exits
@@ -101,8 +102,10 @@ pib_fabric_up() {
 		cat "/sys/kernel/debug/pib/$ndev"
 	fi
 	barrier ready
-	[ "$PIB_HOST" = "$sm" ] &&
+	if [ "$PIB_HOST" = "$sm" ]; then
+		# shellcheck disable=SC2086 # (opensm's extra arguments, split)
 		opensm -B -d 2 -t 1000 ${PIB_OPENSM_ARGS:-} -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
+	fi
 	if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE $p/state; then
 		[ "$PIB_HOST" = "$sm" ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
 		cat "/sys/kernel/debug/pib/$ndev"
@@ -240,7 +243,7 @@ cm_pair() {
 				echo "cm_pair: $name's client was rejected; again"
 				echo retry >"$verdict"
 			else
-				echo done >"$verdict"
+				echo "done" >"$verdict"
 			fi
 		fi
 		grep -qx retry "$verdict" 2>/dev/null || break

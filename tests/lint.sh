@@ -12,15 +12,18 @@
 #               function returns a value)
 #   checkpatch  scripts/checkpatch.pl --strict on kernel/ and the ABI
 #               header, but for the findings in $allowed below
+#   scripts     every shell script of tests/ and provider/ checked by the
+#               ShellCheck tool, with the settings (and the checks left
+#               out, and why) of .shellcheckrc
 #
 # make -C tests/unit runs it (the unit stage of make test); make lint runs
 # it alone. The build goes to BUILD/lint (BUILD: build/ of the tree).
 #
 # Tools, as a Debian host has them (make deps installs their packages):
 # the kernel build dir KDIR (as the top-level Makefile picks it, from
-# linux-headers-amd64), sparse, and kernel-doc and checkpatch.pl from the
-# kernel source of linux-source-6.1: /usr/src/linux-source-6.1 if it is
-# unpacked, else taken out of its tarball into BUILD/lint/scripts.
+# linux-headers-amd64), sparse, shellcheck, and kernel-doc and checkpatch.pl
+# from the kernel source of linux-source-6.1: /usr/src/linux-source-6.1 if
+# it is unpacked, else taken out of its tarball into BUILD/lint/scripts.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/.." && pwd)
@@ -49,7 +52,7 @@ ok() {		# ok CHECK [DETAIL]
 if [ -z "${KDIR:-}" ]; then
 	KDIR=/lib/modules/$(uname -r)/build
 	[ -d "$KDIR" ] ||
-		KDIR=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+		KDIR=$(printf '%s\n' /usr/src/linux-headers-*-amd64 | sort -V | tail -n 1)
 fi
 
 # The kernel source's scripts: unpacked, or out of the tarball once.
@@ -142,7 +145,31 @@ lint_checkpatch() {
 	fi
 }
 
+# Every shell script: the ones named .sh, and the others whose first line
+# runs a shell.
+lint_shellcheck() {
+	local f files=() w
+	if ! command -v shellcheck >/dev/null; then
+		fail scripts "shellcheck is missing: install the shellcheck package (make deps)"
+		return
+	fi
+	while IFS= read -r f; do
+		case $f in
+		*.sh) files+=("$f") ;;
+		*) head -n 1 "$f" | grep -qE '^#!.*(bash|sh)\b' && files+=("$f") ;;
+		esac
+	done < <(cd "$src" && git ls-files tests provider 2>/dev/null ||
+		find tests provider -type f ! -path '*/corpus/*')
+	w=$(cd "$src" && shellcheck -f gcc "${files[@]}" 2>&1)
+	if [ -n "$w" ]; then
+		fail scripts "$(wc -l <<<"$w") findings" "$w"
+	else
+		ok scripts "${#files[@]} scripts, $(shellcheck --version | sed -n 's/^version: //p')"
+	fi
+}
+
 lint_build
+lint_shellcheck
 if kscripts; then
 	lint_kernel_doc
 	lint_checkpatch

@@ -17,6 +17,7 @@
 # Settings (environment, set by tests/bench/run): BENCH_ROUNDS,
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_BW_ITERS,
 # BENCH_LAT_ITERS, BENCH_TOOL_TIMEOUT.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 rounds=${BENCH_ROUNDS:-5}

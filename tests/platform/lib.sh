@@ -1,5 +1,7 @@
+# shellcheck shell=bash disable=SC2034
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Test platforms (tests/platform/platforms), for tests/run and friends.
+# Test platforms (tests/platform/platforms), for tests/run and friends,
+# which use the plat_* variables this file sets (SC2034).
 # platform_resolve NAME HOST_KVER sets plat_root (/ for the host), plat_kver
 # (the kernel the guests boot) and plat_build (where make puts pib for that
 # root), making the root first if needed (tests/platform/mkroot.sh).

@@ -91,14 +91,16 @@ keep_headers() {
 			/^Depends:/ && index($0, h) { print v; exit }')
 	[ -n "$meta" ] || die "no linux-headers-amd64 depends on linux-headers-$1"
 	deps=$(chroot "$root" apt-cache depends "linux-headers-$1" |
-		awk '$1 == "Depends:" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 }' | sort -u)
+		awk '$1 == "Depends:" && $2 ~ /^linux-(headers|kbuild)-/ { print $2 }' |
+		sort -u | tr '\n' ' ')
 	[ -n "$deps" ] || die "no dependencies of linux-headers-$1 in the archive"
 	mkdir -p "$root$dir"
-	in_root sh -c "cd $dir && apt-get download linux-headers-$1 $(echo $deps) \
+	in_root sh -c "cd $dir && apt-get download linux-headers-$1 $deps \
 		linux-headers-amd64=$meta" ||
 		die "downloading the headers of $1 failed, see $log"
 }
-for k in $(cat "$(dirname "$root")"/kver.*); do
+mapfile -t kvers < <(cat "$(dirname "$root")"/kver.*)
+for k in "${kvers[@]}"; do
 	keep_headers "$k"
 done
 in_root apt-get clean

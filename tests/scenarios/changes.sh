@@ -6,6 +6,7 @@
 # STANDBY; host3 falls silent (powered off, as far as the LAN can tell) and
 # the SM drops it while the others stay ACTIVE; host3 comes back and
 # rejoins; `rdma link delete` on host3 is seen by the SM.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 p=/sys/class/infiniband/pibeth0/ports/1
@@ -15,7 +16,7 @@ sa_nodes() { saquery -C pibeth0 -P 1 NR 2>/dev/null | grep -c 'NodeRecord dump';
 sa_nodes_are() {
 	local deadline=$((SECONDS + 300))
 	until [ "$(sa_nodes)" = "$1" ]; do
-		[ $SECONDS -ge $deadline ] && return 1
+		[ "$SECONDS" -ge "$deadline" ] && return 1
 		sleep 1
 	done
 }
@@ -74,6 +75,6 @@ barrier checked
 [ "$PIB_HOST" = 3 ] && check "rdma link delete pibeth0" rdma link delete pibeth0
 [ "$PIB_HOST" = 1 ] && check "SM sees the device gone" sa_nodes_are 4
 [ "$PIB_HOST" != 3 ] && expect_eq "port still ACTIVE" "$(cat $p/state)" "4: ACTIVE"
-barrier done
+barrier "done"
 [ "$PIB_HOST" != 3 ] && kill "$(pidof opensm)" 2>/dev/null
 pib_done

@@ -3,6 +3,7 @@
 # hosts: 1
 # A pib device on a netdev: rdma link add/delete, what ibv_devinfo, ibstat
 # and sysfs show, the port following the netdev, and the umad/uverbs nodes.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
@@ -127,7 +128,7 @@ check_fails "netdev MTU too small" "Invalid argument" rdma link add pibx type pi
 ip link del tun9
 ip link set dummy9 mtu 1500
 for i in $(seq 0 63); do rdma link add "pibm$i" type pib netdev dummy9 || break; done
-expect_eq "64 devices on one netdev" "$(ls /sys/class/infiniband | grep -c '^pibm')" 64
+expect_eq "64 devices on one netdev" "$(find /sys/class/infiniband -maxdepth 1 -name 'pibm*' | wc -l)" 64
 check_fails "a 65th device on one netdev" "No space left" rdma link add pibx type pib netdev dummy9
 ip link del dummy9
 check "deleting dummy9 removes its 64 devices" wait_for 30 sh -c '! ls /sys/class/infiniband | grep -q ^pibm'

@@ -5,6 +5,7 @@
 # The per-netdev virtual switches find each other by hellos on the LAN,
 # take a silent peer's link down and bring it back, and drop malformed
 # datagrams on pib's UDP port, counted by reason.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
@@ -91,7 +92,7 @@ if [ "$me" = 1 ]; then
 	check "the peer is still up" grep -Eq "$peer_re up" $sw
 	check "the device still works" ibv_devinfo -d pibeth0
 fi
-barrier done
+barrier "done"
 check "rdma link delete pibeth0" rdma link delete pibeth0
 check "the switch goes with the last device" test ! -e $sw
 pib_done

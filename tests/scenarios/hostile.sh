@@ -13,6 +13,7 @@
 # to both switches. Then: ports still ACTIVE, perfquery and the SMA still
 # answer, the traffic intact, the peer tables and forwarding tables as
 # they were, and the counters show the drops.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 forge=$PIB_BUILD/tools/pib-forge
@@ -225,7 +226,7 @@ if [ "$PIB_HOST" = 3 ]; then
 	forger
 	barrier attacked
 	barrier listen-after
-	barrier done
+	barrier "done"
 	pib_done
 fi
 
@@ -315,5 +316,5 @@ else
 	check "pib-integrity after the attack" "$integ" --client 10.99.0.1 -d pibeth0 --timeout 18 \
 		--deadline "$(tf 200)" -n 200 -s 100000
 fi
-barrier done
+barrier "done"
 pib_done

@@ -8,6 +8,7 @@
 # then while netem drops, duplicates, reorders and corrupts packets on both
 # hosts (every message must arrive once and intact), then with the LAN cut
 # (the QP must fail with a retry-exceeded status, in bounded time).
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 tool=$PIB_BUILD/tools/pib-integrity

@@ -7,6 +7,7 @@
 # over it (datagram and connected mode), and rdma_cm resolves IPoIB
 # addresses to pib ports for rping, ucmatose, udaddy, mckey (multicast) and
 # perftest -R.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install

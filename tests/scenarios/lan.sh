@@ -4,6 +4,7 @@
 # timeout: 300
 # Two hosts on one LAN, each with a pib device on eth0: every host's GUID
 # comes from its own MAC, so the hosts' GUIDs differ.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
@@ -19,6 +20,6 @@ for i in $(seq "$PIB_HOSTS"); do
 	check "host$i's GUID $other differs from ours" test "$other" != "$mine"
 done
 expect_match "ibstat on host$PIB_HOST" "$(ibstat pibeth0)" 'State: Initializing'
-barrier done
+barrier "done"
 check "rdma link delete pibeth0" rdma link delete pibeth0
 pib_done

@@ -4,6 +4,7 @@
 # timeout: 600
 # Two pib devices on one netdev form a one-host fabric (one switch, two
 # CAs) that opensm brings up: on lo, then on eth0.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 # one_host_fabric NETDEV: two devices on NETDEV under opensm.

@@ -6,6 +6,7 @@
 # every port ACTIVE with a unique LID. Then the infiniband-diags see what
 # the IBA says a fabric of 3 switches in a full mesh and 3 CAs must show,
 # and LID-routed MADs (SMA, PMA, SA, vendor class) cross it.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
@@ -130,7 +131,7 @@ if [ "$PIB_HOST" = 1 ]; then
 		"$(grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20)" ""
 fi
 cat /sys/kernel/debug/pib/eth0
-barrier done
+barrier "done"
 [ "$PIB_HOST" = 3 ] && kill "$(cat /tmp/ibping.pid)"
 [ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
 pib_done

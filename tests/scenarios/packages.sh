@@ -17,6 +17,7 @@
 # packages leaves nothing of pib behind. The packages must be built
 # before the run (make deb); the guest has no network, so their
 # dependencies come from the root (mkroot.sh keeps the headers' packages).
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 debs=${PIB_BUILD:-$PIB_SRC/build}/deb

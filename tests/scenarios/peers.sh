@@ -5,6 +5,7 @@
 # Static peers, for networks where broadcasts do not get through: with the
 # LAN's broadcasts dropped, the hosts only find each other through the
 # "peers" module parameter, set at load time or later through sysfs.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 param=/sys/module/pib/parameters/peers
@@ -54,5 +55,5 @@ barrier peered
 check "sysfs: clear the list" sh -c "echo > $param"
 expect_eq "sysfs: empty" "$(cat $param)" ""
 check "peer times out" wait_for 30 grep -q "^peer .* $other down\$" $dbg
-barrier done
+barrier "done"
 pib_done

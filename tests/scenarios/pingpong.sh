@@ -6,6 +6,7 @@
 # ibv_*_pingpong programs with their data checks and one perftest of each
 # operation (SEND on RC, UC and UD, WRITE, READ, atomics). verbs-lan runs
 # every size, transport and mode.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install

@@ -9,6 +9,7 @@
 # unsupported (device memory, ODP, XRC, memory windows, rereg_mr, parent
 # domains, timestamps, tag matching) or what needs an IP interface
 # (rdma_cm tests: pib's IP interface is IPoIB's, see the ipoib scenario).
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install

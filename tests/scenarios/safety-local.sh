@@ -21,6 +21,7 @@
 #    is refused; a CQ given more completions than it holds keeps the first
 #    ones in order and the kernel log says it overflowed.
 # Two CPUs: the races need a second thread running while the kernel works.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 tool=$PIB_BUILD/tools/pib-abuse

@@ -3,6 +3,7 @@
 # hosts: 1
 # The HCA's SMA and PMA (process_mad), reached by directed-route SMPs to
 # the local port (hop 0) and by the RDMA core's sysfs counters.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install

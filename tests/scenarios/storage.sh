@@ -21,6 +21,7 @@
 # packets both ways (RC goes back and sends again, past local WQEs); each
 # round mounts, connects or logs in, and undoes it. A protocol whose
 # target or round fails does not keep the others from running.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 server=10.98.0.1

@@ -4,6 +4,7 @@
 # The virtual switch's SMA, reached by directed route (0,1) from the local
 # HCA: Sets of the forwarding tables, and malformed SMPs to the switch and
 # to the HCA answered with the MAD status the IBA gives them.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 smp=$PIB_BUILD/tools/pib-smp

@@ -8,6 +8,7 @@
 # trap work, while host1 adds and deletes its device (and so creates and
 # frees the switch) again and again. No oops, warning or lockup may follow
 # (the rig checks the guest's kernel log), and pib must unload after.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 forge=$PIB_BUILD/tools/pib-forge
@@ -24,7 +25,7 @@ if [ "$PIB_HOST" = 2 ]; then
 		n=$((n + 1))
 	done
 	echo "forged $((n * 240)) hellos"
-	barrier done
+	barrier "done"
 	pib_done
 fi
 
@@ -40,8 +41,8 @@ for i in $(seq $rounds); do
 	rdma link delete pibeth0 || { fail "rdma link delete, round $i"; break; }
 	done_rounds=$i
 done
-expect_eq "rounds of add and delete under the flood" $done_rounds $rounds
+expect_eq "rounds of add and delete under the flood" "$done_rounds" "$rounds"
 touch "$PIB_RESULTS/teardown.done"
-barrier done
+barrier "done"
 check "pib unloads" modprobe -r pib
 pib_done

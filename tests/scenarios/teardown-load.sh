@@ -22,6 +22,7 @@
 # the GUID and LID come back the same), which c) can delete while the
 # guest keeps eth0 for perftest's TCP connection. opensm runs on host2,
 # whose device stays.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 PIB_NETDEV=pibnet
@@ -72,7 +73,7 @@ gone() { ! running "$1"; }
 stuck_tasks() {
 	local pid
 	for pid in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
-		echo "  $pid $(cat /proc/$pid/comm): $(tr '\n' ' ' </proc/$pid/stack 2>/dev/null)"
+		echo "  $pid $(cat "/proc/$pid/comm"): $(tr '\n' ' ' <"/proc/$pid/stack" 2>/dev/null)"
 	done
 }
 
@@ -140,8 +141,8 @@ load_start() {
 # ipoib_stop NAME: host1 stops its ping flood and TCP stream (ping prints
 # its figures on SIGINT).
 ipoib_stop() {
-	kill -INT $ping $iperf 2>/dev/null	# they may have ended (ib0 gone)
-	check "$1: ping -f stops" wait_for 30 gone $ping
+	kill -INT "$ping" "$iperf" 2>/dev/null	# they may have ended (ib0 gone)
+	check "$1: ping -f stops" wait_for 30 gone "$ping"
 	tail -n 2 "$out/$1.ping" | sed 's/^/    /'
 }
 
@@ -151,7 +152,7 @@ load_end() {
 	ends "$n: ib_send_bw -b" $send_bw
 	ends "$n: ib_write_bw" $write_bw
 	ends "$n: iperf3" $iperf
-	[ "$PIB_HOST" = 1 ] && ends "$n: ping -f" $ping
+	[ "$PIB_HOST" = 1 ] && ends "$n: ping -f" "$ping"
 	expect_eq "$n: no task stuck in the kernel" "$(stuck_tasks)" ""
 }
 
@@ -162,8 +163,8 @@ host1_all_gone() {
 		grep -q IBV_EVENT_DEVICE_FATAL "$out/$n.async"
 	# The last event: the core keeps the async FD open, with nothing more
 	# to read, until the process closes it; ibv_asyncwatch waits on.
-	kill $async
-	check "$n: ibv_asyncwatch ends when killed" wait_for 10 gone $async
+	kill "$async"
+	check "$n: ibv_asyncwatch ends when killed" wait_for 10 gone "$async"
 	check "$n: no RDMA device left" wait_for 30 sh -c '[ -z "$(ls /sys/class/infiniband)" ]'
 	check "$n: ib0 is gone" wait_for 30 sh -c '! test -e /sys/class/net/ib0'
 	note "$n: all gone"
@@ -225,7 +226,7 @@ if [ "$PIB_HOST" = 1 ]; then
 	check "a: port ACTIVE again under host2's opensm" wait_for 120 grep -q ACTIVE $p/state
 	check "a: ibv_asyncwatch: IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE" \
 		wait_for 30 sh -c "grep -A100 IBV_EVENT_PORT_ERR '$out/a.async' | grep -q IBV_EVENT_PORT_ACTIVE"
-	kill $async
+	kill "$async"
 	check "a: ib0 carrier again" wait_for 60 grep -qx 1 /sys/class/net/ib0/carrier
 	ipoib_stop a
 fi

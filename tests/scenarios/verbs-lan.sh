@@ -5,6 +5,7 @@
 # The data path across the LAN, under opensm: ibv_*_pingpong with their
 # data checks, and perftest for every transport and operation (sizes from
 # 1 byte up with -a, several QPs, bidirectional), unmodified.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install

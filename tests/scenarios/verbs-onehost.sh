@@ -4,6 +4,7 @@
 # timeout: 1800
 # The data path between two devices on one host (lo), under opensm: the
 # same tools as verbs-lan, with packets that never leave the kernel.
+# shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
