@@ -156,7 +156,7 @@ lint_shellcheck() {
 	while IFS= read -r f; do
 		case $f in
 		*.sh) files+=("$f") ;;
-		*) head -n 1 "$f" | grep -qE '^#!.*(bash|sh)\b' && files+=("$f") ;;
+		*) head -n 1 "$src/$f" | grep -qE '^#!.*(bash|sh)\b' && files+=("$f") ;;
 		esac
 	done < <(cd "$src" && git ls-files tests provider 2>/dev/null ||
 		find tests provider -type f ! -path '*/corpus/*')
