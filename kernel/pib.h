@@ -419,6 +419,9 @@ enum pib_mr_type {
  * @ibmr: the RDMA core's MR
  * @type: enum pib_mr_type
  * @access: IB_ACCESS_* flags
+ * @key: the key the MR answers to. Not ibmr.lkey: a kernel consumer sets
+ *	that to its next key (ib_update_fast_reg_key()) while work requests
+ *	for the current one may still be queued, and REG_MR makes it current.
  * @valid: a fast-register MR is registered and not invalidated
  * @users: references: 1 for the table, 1 per access in progress
  * @unused: completed when the last access after deregistration ends
@@ -435,6 +438,7 @@ struct pib_mr {
 	struct ib_mr ibmr;
 	enum pib_mr_type type;
 	int access;
+	u32 key;
 	bool valid;
 	refcount_t users;
 	struct completion unused;

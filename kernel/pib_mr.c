@@ -71,8 +71,9 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 		atomic_dec(&dev->mr_count);
 		return ERR_PTR(err);
 	}
-	mr->ibmr.lkey = pib_mr_key(index, get_random_u8());
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = pib_mr_key(index, get_random_u8());
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return mr;
 }
 
@@ -83,7 +84,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
  */
 static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 {
-	xa_erase(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT);
+	xa_erase(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT);
 	/* Wait for accesses in progress: they hold a reference each. */
 	if (!refcount_dec_and_test(&mr->users))
 		wait_for_completion(&mr->unused);
@@ -98,7 +99,7 @@ static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 /* Make a built MR visible to the data path. */
 static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 {
-	xa_store(&dev->mrs, mr->ibmr.lkey >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
+	xa_store(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
 }
 
 /**
@@ -279,7 +280,7 @@ struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mrs, key >> PIB_MR_KEY_SHIFT);
-	if (mr && (mr->ibmr.lkey != key || mr->ibmr.pd != pd ||
+	if (mr && (READ_ONCE(mr->key) != key || mr->ibmr.pd != pd ||
 		   !READ_ONCE(mr->valid) || !refcount_inc_not_zero(&mr->users)))
 		mr = NULL;
 	rcu_read_unlock();
@@ -526,11 +527,12 @@ int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 	struct pib_mr *mr = to_pib_mr(ibmr);
 
 	if (mr->type != PIB_MR_FAST || ibmr->pd != pd || READ_ONCE(mr->valid) ||
-	    (key >> PIB_MR_KEY_SHIFT) != (ibmr->lkey >> PIB_MR_KEY_SHIFT) ||
+	    (key >> PIB_MR_KEY_SHIFT) != (mr->key >> PIB_MR_KEY_SHIFT) ||
 	    (u64)mr->nfast * ibmr->page_size <
 	    (ibmr->iova & (ibmr->page_size - 1)) + ibmr->length)
 		return -EINVAL;
 	mr->access = access;
+	WRITE_ONCE(mr->key, key);
 	ibmr->lkey = key;
 	ibmr->rkey = key;
 	WRITE_ONCE(mr->valid, true);

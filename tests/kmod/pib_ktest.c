@@ -447,7 +447,7 @@ static void pib_ktest_cq_overflow(struct pib_ktest *t)
 	struct scatterlist sg;
 	struct ib_mr *mr;
 	struct ib_wc wc;
-	bool in_order = true;
+	int bad = -1;
 	int err = 0;
 
 	if (pib_ktest_get_pair(t))
@@ -478,10 +478,15 @@ static void pib_ktest_cq_overflow(struct pib_ktest *t)
 			what, posted, err);
 	msleep(PIB_KTEST_SETTLE_MS);
 	while (polled < want && ib_poll_cq(t->cq, 1, &wc) == 1) {
-		in_order &= wc.wr_id == polled && wc.status == IB_WC_SUCCESS;
+		if (bad < 0 && (wc.wr_id != polled || wc.status != IB_WC_SUCCESS)) {
+			bad = polled;
+			pib_ktest_check(t, false, "%s: completion %u is WR %llu, %s",
+					what, polled, wc.wr_id,
+					ib_wc_status_msg(wc.status));
+		}
 		polled++;
 	}
-	pib_ktest_check(t, polled >= t->cq->cqe && polled < want && in_order,
+	pib_ktest_check(t, polled >= t->cq->cqe && polled < want && bad < 0,
 			"%s: the first %u completions of %u, in order (a CQ of %d)",
 			what, polled, want, t->cq->cqe);
 	ib_dereg_mr(mr);
