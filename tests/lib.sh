@@ -49,6 +49,18 @@ expect_match() {
 	fi
 }
 
+# lan_diag [NETDEV]: what to see when a peer is not heard: the switch's
+# debugfs (peers, refusals, drops), the netdev's addresses and counters,
+# and the kernel's UDP counters.
+lan_diag() {
+	local n=${1:-eth0}
+	echo "# lan_diag $n:"
+	cat "/sys/kernel/debug/pib/$n" 2>&1
+	ip -s addr show "$n" 2>&1
+	grep '^Udp:' /proc/net/snmp
+	ss -uanp 2>/dev/null | grep -E ':4792|State'
+}
+
 # tf SECONDS: a time limit for a tool, PIB_TIMEOUT_FACTOR times longer on
 # slow kernels (make test-debug).
 tf() { echo $(($1 * ${PIB_TIMEOUT_FACTOR:-1})); }
@@ -97,10 +109,9 @@ pib_fabric_up() {
 	# The hosts boot at their own pace: each hears the others once all of
 	# them have a device.
 	barrier linked
-	if ! check "all peers heard" wait_for 60 sh -c \
-		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]"; then
-		cat "/sys/kernel/debug/pib/$ndev"
-	fi
+	check "all peers heard" wait_for 60 sh -c \
+		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]" ||
+		lan_diag "$ndev"
 	barrier ready
 	if [ "$PIB_HOST" = "$sm" ]; then
 		# shellcheck disable=SC2086 # (opensm's extra arguments, split)

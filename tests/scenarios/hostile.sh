@@ -50,7 +50,7 @@ fabric_up() {
 	local p=/sys/class/infiniband/pibeth0/ports/1
 	pib_install
 	check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
-	check "the other pib host heard" wait_for 30 grep -q ' up$' $dbg
+	check "the other pib host heard" wait_for 30 grep -q ' up$' $dbg || lan_diag
 	sed -n 's/^guid //p' $dbg >"$R/swguid.$PIB_HOST"
 	barrier ready
 	if [ "$PIB_HOST" = 1 ]; then
