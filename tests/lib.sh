@@ -50,15 +50,22 @@ expect_match() {
 }
 
 # lan_diag [NETDEV]: what to see when a peer is not heard: the switch's
-# debugfs (peers, refusals, drops), the netdev's addresses and counters,
-# and the kernel's UDP counters.
+# debugfs (peers, refusals, drops), the netdev's addresses, counters and
+# queue (a stuck transmit queue shows a backlog), the kernel's UDP
+# counters, and whether the other hosts answer a ping.
 lan_diag() {
-	local n=${1:-eth0}
+	local n=${1:-eth0} i
 	echo "# lan_diag $n:"
 	cat "/sys/kernel/debug/pib/$n" 2>&1
 	ip -s addr show "$n" 2>&1
+	tc -s qdisc show dev "$n" 2>&1
+	ethtool -S "$n" 2>/dev/null | grep -E 'tx_queue_0|rx_queue_0'
 	grep '^Udp:' /proc/net/snmp
-	ss -uanp 2>/dev/null | grep -E ':4792|State'
+	for i in $(seq "$PIB_HOSTS"); do
+		[ "$i" = "$PIB_HOST" ] && continue
+		ping -c 1 -W 2 "10.99.0.$i" >/dev/null 2>&1 &&
+			echo "ping host$i: ok" || echo "ping host$i: no answer"
+	done
 }
 
 # tf SECONDS: a time limit for a tool, PIB_TIMEOUT_FACTOR times longer on
