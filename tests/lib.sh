@@ -85,7 +85,7 @@ expect_no_match() {
 # wait_for SECONDS CMD...: retry CMD every 0.2 s until it succeeds
 # (SECONDS times PIB_TIMEOUT_FACTOR: slow kernels get longer).
 wait_for() {
-	local deadline=$((SECONDS + $1 * ${PIB_TIMEOUT_FACTOR:-1}))
+	local deadline=$((SECONDS + $(tf "$1")))
 	shift
 	until "$@" >/dev/null 2>&1; do
 		[ $SECONDS -ge $deadline ] && return 1
