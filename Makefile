@@ -28,6 +28,7 @@ BUILD ?= $(CURDIR)/build
 MULTIARCH := $(shell gcc -print-multiarch)
 LIBDIR ?= /usr/lib/$(MULTIARCH)
 SYSCONFDIR ?= /etc
+SBINDIR ?= /usr/local/sbin
 DEPMOD ?= /sbin/depmod
 
 # The provider is built against the rdma-core source of the installed
@@ -109,12 +110,14 @@ install: all
 	$(DEPMOD) $(if $(DESTDIR),-b $(DESTDIR)) $(KVER)
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
+	install -D -m 755 tools/pib-fabric $(DESTDIR)$(SBINDIR)/pib-fabric
 
 # Removes providers of any private ABI (one installed before an rdma-core
 # upgrade too), but leaves the files of installed packages (make deb) alone.
 INSTALLED = $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko \
 	$(wildcard $(DESTDIR)$(LIBDIR)/libibverbs/libpib-rdmav*.so) \
-	$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
+	$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver \
+	$(DESTDIR)$(SBINDIR)/pib-fabric
 uninstall:
 	@for f in $(INSTALLED); do \
 		if [ -z "$(DESTDIR)" ] && dpkg-query -S "$$f" >/dev/null 2>&1; then \

@@ -19,6 +19,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/pib-abi.h>
 
+#include "pib_compat.h"
+
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
@@ -96,6 +98,13 @@ static inline void pib_node_info_vendor(struct ib_node_info *ni)
  * @xmit_words: 4-byte words sent, LRH through ICRC
  * @rcv_packets: packets received
  * @rcv_words: 4-byte words received
+ * @ucast_xmit_packets: packets sent to a unicast LID
+ * @ucast_rcv_packets: packets received for a unicast LID
+ * @mcast_xmit_packets: packets sent to a multicast LID
+ * @mcast_rcv_packets: packets received for a multicast LID
+ *
+ * Each counter is cleared on its own (PortCountersExtended), so the
+ * unicast and multicast counts are kept beside the totals, not derived.
  * @xmit_discards: packets the port had to drop instead of sending
  * @rcv_errors: packets received and dropped as malformed
  * @link_downed: times the link went down
@@ -105,6 +114,10 @@ struct pib_counters {
 	atomic64_t xmit_words;
 	atomic64_t rcv_packets;
 	atomic64_t rcv_words;
+	atomic64_t ucast_xmit_packets;
+	atomic64_t ucast_rcv_packets;
+	atomic64_t mcast_xmit_packets;
+	atomic64_t mcast_rcv_packets;
 	atomic64_t xmit_discards;
 	atomic64_t rcv_errors;
 	atomic64_t link_downed;
@@ -211,7 +224,7 @@ struct pib_port {
 
 /**
  * struct pib_sw_port - a switch port's state, under the switch's lock
- * @state: logical state (enum pib_port_state) the SM drives
+ * @state: logical state (enum ib_port_state) the SM drives
  * @mtu: NeighborMTU the SM set, 0 if none
  * @up: physical link, as last seen (pib_switch_track_links)
  */
@@ -583,6 +596,34 @@ struct pib_sq {
 };
 
 /**
+ * enum pib_req_state - where an RC requester stands
+ * @PIB_REQ_SENDING: sends what the SQ holds, as far as the window, the
+ *	READ/atomic credits and fences let it; after a go-back (a sequence
+ *	NAK, a timeout, a READ gap), again from the oldest WQE not completed
+ * @PIB_REQ_RNR_WAIT: an RNR NAK came and the requester went back to the
+ *	oldest WQE not completed: it sends nothing until the RNR timer the
+ *	NAK named (IBA Table 45) fires, and no retransmit timeout runs
+ *	meanwhile (the one timer is the RNR timer)
+ */
+enum pib_req_state {
+	PIB_REQ_SENDING,
+	PIB_REQ_RNR_WAIT,
+};
+
+/**
+ * enum pib_comp_state - where an RC completer stands with READ responses
+ * @PIB_COMP_IN_ORDER: responses are taken as they come in PSN order
+ * @PIB_COMP_READ_GAP: READ responses went missing and the READ was asked
+ *	again from its first missing byte; responses beyond the gap that
+ *	still come do not ask again until the gap closes (a response that
+ *	fits) or the requester goes back for another reason
+ */
+enum pib_comp_state {
+	PIB_COMP_IN_ORDER,
+	PIB_COMP_READ_GAP,
+};
+
+/**
  * struct pib_req - RC/UC requester state
  * @cur: index of the WQE being sent
  * @offset: bytes of it sent
@@ -594,8 +635,8 @@ struct pib_sq {
  * @rnr_left: RNR retries left (7: infinite)
  * @rd_atomic: READs and atomics outstanding
  * @since_ack_req: packets sent since the last one with AckReq
- * @rnr_wait: waiting for the RNR timer
- * @read_gap: READ responses went missing and the READ was asked again
+ * @state: the requester's state (pib_req_set_state())
+ * @comp_state: the completer's state (pib_comp_set_state())
  * @fatal_pending: IB_EVENT_QP_FATAL is to be raised
  * @timer: retransmit and RNR timer
  */
@@ -609,15 +650,15 @@ struct pib_req {
 	int rnr_left;
 	u32 rd_atomic;
 	u32 since_ack_req;
-	bool rnr_wait;
-	bool read_gap;
+	enum pib_req_state state;
+	enum pib_comp_state comp_state;
 	bool fatal_pending;
 	struct timer_list timer;
 };
 
 /**
  * struct pib_rd_res - a responder resource: a READ or atomic it answers
- * @opcode: PIB_OP_RC_READ_REQUEST or an atomic opcode; 0 when free
+ * @opcode: IB_OPCODE_RC_RDMA_READ_REQUEST or an atomic opcode; 0 when free
  * @psn: PSN of the request
  * @end_psn: PSN after its last response
  * @start: READ: where its current run of responses starts (a duplicate
@@ -643,12 +684,41 @@ struct pib_rd_res {
 };
 
 /**
+ * enum pib_resp_state - where an RC responder stands with the PSNs
+ * @PIB_RESP_IN_ORDER: executes the request with the expected PSN, answers
+ *	duplicates, and NAKs a later PSN for a sequence error
+ * @PIB_RESP_SEQ_NAK_SENT: it sent that NAK: until the expected PSN comes,
+ *	later PSNs are dropped without another NAK, as the IBA has it
+ *	(9.7.5.1); duplicates are still answered
+ */
+enum pib_resp_state {
+	PIB_RESP_IN_ORDER,
+	PIB_RESP_SEQ_NAK_SENT,
+};
+
+/**
+ * enum pib_resp_msg_state - the message an RC or UC responder is in
+ * @PIB_RESP_MSG_NONE: between messages: a FIRST or ONLY packet comes next
+ * @PIB_RESP_MSG_SEND: in a SEND: its MIDDLE or LAST packets come next
+ * @PIB_RESP_MSG_WRITE: in an RDMA WRITE: its MIDDLE or LAST packets come
+ *	next
+ *
+ * A packet out of that sequence is NAK'd as an invalid request (RC) or
+ * dropped (UC, which also drops the message in progress when a PSN goes
+ * missing, IBA 9.8.3).
+ */
+enum pib_resp_msg_state {
+	PIB_RESP_MSG_NONE,
+	PIB_RESP_MSG_SEND,
+	PIB_RESP_MSG_WRITE,
+};
+
+/**
  * struct pib_resp - RC/UC/UD responder state
  * @epsn: expected PSN
  * @msn: message sequence number
- * @nak_psn_sent: a PSN sequence NAK went out and @epsn has not come yet
- * @in_msg: a multi-packet SEND or WRITE is in progress
- * @in_write: it is a WRITE
+ * @state: RC: the PSN state (pib_resp_set_state())
+ * @msg_state: the message in progress (pib_resp_set_msg_state())
  * @offset: bytes of it received
  * @wqe: the receive WQE it fills (a checked copy); @have_wqe says if valid
  * @have_wqe: @wqe holds a receive WQE taken from the RQ or SRQ
@@ -669,9 +739,8 @@ struct pib_rd_res {
 struct pib_resp {
 	u32 epsn;
 	u32 msn;
-	bool nak_psn_sent;
-	bool in_msg;
-	bool in_write;
+	enum pib_resp_state state;
+	enum pib_resp_msg_state msg_state;
 	u32 offset;
 	struct pib_recv_wqe *wqe;
 	bool have_wqe;
@@ -750,6 +819,72 @@ struct pib_qp {
 /* pib_qp.run_flags */
 #define PIB_QP_RUNNING	0
 #define PIB_QP_AGAIN	1
+
+/**
+ * pib_req_set_state() - move an RC requester to another state
+ * @qp: the QP, its lock held
+ * @state: the new state
+ *
+ * Every change of the requester's state goes through here.
+ */
+static inline void pib_req_set_state(struct pib_qp *qp,
+				     enum pib_req_state state)
+{
+	qp->req.state = state;
+}
+
+/**
+ * pib_comp_set_state() - move an RC completer to another state
+ * @qp: the QP, its lock held
+ * @state: the new state
+ *
+ * Every change of the completer's state goes through here.
+ */
+static inline void pib_comp_set_state(struct pib_qp *qp,
+				      enum pib_comp_state state)
+{
+	qp->req.comp_state = state;
+}
+
+/**
+ * pib_resp_set_state() - move an RC responder to another PSN state
+ * @qp: the QP, its lock held
+ * @state: the new state
+ *
+ * Every change of the responder's PSN state goes through here.
+ */
+static inline void pib_resp_set_state(struct pib_qp *qp,
+				      enum pib_resp_state state)
+{
+	qp->resp.state = state;
+}
+
+/**
+ * pib_resp_set_msg_state() - a responder starts or ends a message
+ * @qp: the QP, its lock held
+ * @state: the new state
+ *
+ * Every change of the responder's message state goes through here.
+ */
+static inline void pib_resp_set_msg_state(struct pib_qp *qp,
+					  enum pib_resp_msg_state state)
+{
+	qp->resp.msg_state = state;
+}
+
+/**
+ * pib_name_of() - an entry of a table of names, checked
+ * @names: the table, indexed by an enum's values
+ * @n: its size
+ * @i: the value
+ *
+ * Return: the name, or "?" for a value the table does not name.
+ */
+static inline const char *pib_name_of(const char * const *names, size_t n,
+				      unsigned int i)
+{
+	return i < n && names[i] ? names[i] : "?";
+}
 
 static inline struct pib_dev *to_pib_dev(struct ib_device *ibdev)
 {
@@ -941,6 +1076,10 @@ int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
 		    const struct ib_recv_wr *wr);
 void pib_qp_kick(struct pib_qp *qp);
 void pib_qp_error(struct pib_qp *qp);
+const char *pib_req_state_name(enum pib_req_state state);
+const char *pib_comp_state_name(enum pib_comp_state state);
+const char *pib_resp_state_name(enum pib_resp_state state);
+const char *pib_resp_msg_state_name(enum pib_resp_msg_state state);
 
 /* pib_srq.c: shared receive queues, taking receive WQEs */
 u32 pib_rwqe_stride(u32 max_sge);
@@ -1011,9 +1150,12 @@ void pib_port_set_state(struct pib_dev *dev, enum ib_port_state state,
 void pib_dispatch_events(struct pib_dev *dev, u32 events);
 void pib_port_link_update(struct pib_dev *dev, bool notify);
 
+/* pib_restrack.c: driver details for `rdma resource show` */
+int pib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int pib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int pib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* pib_verbs.c: verbs entry points */
 extern const struct ib_device_ops pib_dev_ops;
-
-#include "pib_compat.h"
 
 #endif /* PIB_H */

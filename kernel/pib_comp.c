@@ -9,17 +9,6 @@
 
 #include "pib.h"
 
-/* AETH syndromes (IBA 9.7.5.1). */
-#define PIB_AETH_TYPE(s)	((s) >> 5)
-#define PIB_AETH_ACK		0
-#define PIB_AETH_RNR		1
-#define PIB_AETH_NAK		3
-#define PIB_AETH_VALUE(s)	((s) & 0x1f)
-#define PIB_NAK_PSN_SEQ		0
-#define PIB_NAK_INVALID		1
-#define PIB_NAK_ACCESS		2
-#define PIB_NAK_OPERATIONAL	3
-
 /* Retransmit timeouts shorter than this are lengthened: a soft HCA is slow. */
 #define PIB_MIN_TIMEOUT_MS	200
 /*
@@ -155,7 +144,7 @@ void pib_qp_flush(struct pib_qp *qp)
 	if (qp->resp.have_wqe)
 		pib_rq_flush_wqe(qp, qp->resp.wqe);
 	qp->resp.have_wqe = false;
-	qp->resp.in_msg = false;
+	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 	if (qp->srq)
 		return;
 	n = pib_ring_avail(&qp->rq, qp->rq.cons);
@@ -220,7 +209,8 @@ void pib_req_arm_timer(struct pib_qp *qp)
 {
 	unsigned long t = pib_req_timeout(qp);
 
-	if (t && !qp->req.rnr_wait && !timer_pending(&qp->req.timer))
+	if (t && qp->req.state != PIB_REQ_RNR_WAIT &&
+	    !timer_pending(&qp->req.timer))
 		mod_timer(&qp->req.timer, jiffies + t);
 }
 
@@ -246,7 +236,7 @@ static void pib_req_rewind(struct pib_qp *qp)
 	st = pib_sq_st(qp, cons);
 	req->psn = st->first_psn;
 	req->offset = 0;
-	req->read_gap = false;
+	pib_comp_set_state(qp, PIB_COMP_IN_ORDER);
 	/* A READ asks again for what is missing, from its first lost byte. */
 	st->resp_start = st->resp_off;
 	if (pib_sq_wqe(qp, cons)->opcode == PIB_WR_RDMA_READ) {
@@ -278,12 +268,12 @@ static void pib_comp_progress(struct pib_qp *qp)
 	 * timer fires: with nothing outstanding meanwhile, that timer must
 	 * run on, or the requester waits for it for ever.
 	 */
-	if (req->rnr_wait)
+	if (req->state == PIB_REQ_RNR_WAIT)
 		return;
 	t = pib_req_timeout(qp);	/* (no backoff any more) */
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);
-	else if (t && !req->rnr_wait)
+	else if (t && req->state != PIB_REQ_RNR_WAIT)
 		mod_timer(&req->timer, jiffies + t);
 }
 
@@ -345,7 +335,7 @@ static void pib_comp_rnr(struct pib_qp *qp, u8 timer)
 		return;
 	}
 	pib_req_rewind(qp);
-	req->rnr_wait = true;
+	pib_req_set_state(qp, PIB_REQ_RNR_WAIT);
 	mod_timer(&req->timer, jiffies + usecs_to_jiffies(pib_rnr_usecs[timer]));
 }
 
@@ -367,19 +357,19 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 		[PIB_NAK_ACCESS] = IB_WC_REM_ACCESS_ERR,
 		[PIB_NAK_OPERATIONAL] = IB_WC_REM_OP_ERR,
 	};
-	u8 code = PIB_AETH_VALUE(syn);
+	u8 code = pib_aeth_syn_value(syn);
 
-	if (PIB_AETH_TYPE(syn) == PIB_AETH_ACK) {
+	if (pib_aeth_syn_type(syn) == PIB_AETH_ACK) {
 		pib_comp_ack_to(qp, psn);
 		return;
 	}
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
 	if (!pib_req_outstanding(qp))
 		return;		/* a NAK for what completed already */
-	if (PIB_AETH_TYPE(syn) == PIB_AETH_RNR) {
+	if (pib_aeth_syn_type(syn) == PIB_AETH_RNR) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_RCVD);
 		pib_comp_rnr(qp, code);
-	} else if (PIB_AETH_TYPE(syn) != PIB_AETH_NAK) {
+	} else if (pib_aeth_syn_type(syn) != PIB_AETH_NAK) {
 		return;
 	} else if (code == PIB_NAK_PSN_SEQ) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_RCVD);
@@ -397,11 +387,8 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
 			       const struct pib_pkt *pkt)
 {
-	u8 op = pkt->bth.opcode;
-	bool last = op == PIB_OP_RC_READ_RESPONSE_LAST ||
-		    op == PIB_OP_RC_READ_RESPONSE_ONLY;
-	bool starts = op == PIB_OP_RC_READ_RESPONSE_FIRST ||
-		      op == PIB_OP_RC_READ_RESPONSE_ONLY;
+	u32 f = pib_opcodes[pkt->bth.opcode].flags;
+	bool last = f & PIB_OPF_LAST, starts = f & PIB_OPF_FIRST;
 	u32 chunk = PIB_READ_CHUNK * qp->mtu;
 	u32 end = pib_read_chunk_end(qp->mtu, st->len, st->resp_off);
 	u32 n = pkt->payload_len;
@@ -422,6 +409,7 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	u32 psn = pkt->bth.psn, cons = qp->sq.ring.cons;
 	struct pib_send_wqe *wqe;
 	struct pib_swqe *st;
+	bool last;
 	int d;
 
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
@@ -436,11 +424,11 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
 	if (d > 0) {
 		/* Responses were lost: ask again, once until the gap closes. */
-		if (!qp->req.read_gap) {
+		if (qp->req.comp_state != PIB_COMP_READ_GAP) {
 			pib_stat_inc(qp->ibqp.device, PIB_STAT_READ_GAPS);
 			pib_comp_retry(qp);
 		}
-		qp->req.read_gap = true;
+		pib_comp_set_state(qp, PIB_COMP_READ_GAP);
 		return;
 	}
 	if (d < 0 || !pib_comp_read_fits(qp, st, pkt))
@@ -452,14 +440,11 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	st->resp_off += pkt->payload_len;
-	qp->req.read_gap = false;
-	if ((pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
-	     pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY) &&
-	    qp->req.rd_atomic)
+	pib_comp_set_state(qp, PIB_COMP_IN_ORDER);
+	last = pib_opcodes[pkt->bth.opcode].flags & PIB_OPF_LAST;
+	if (last && qp->req.rd_atomic)
 		qp->req.rd_atomic--;	/* that request's resource is free */
-	st->resp_done = st->resp_off == st->len &&
-			(pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_LAST ||
-			 pkt->bth.opcode == PIB_OP_RC_READ_RESPONSE_ONLY);
+	st->resp_done = st->resp_off == st->len && last;
 	/* A response acknowledges every PSN up to its own. */
 	pib_comp_ack_to(qp, st->resp_done ? st->last_psn : psn);
 	/*
@@ -492,7 +477,7 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (!pib_wqe_has_response(wqe) || wqe->opcode == PIB_WR_RDMA_READ ||
 	    st->first_psn != psn || st->resp_done)
 		return;
-	orig = pib_get64(buf + pkt->hdr_len + PIB_AETH_LEN);
+	orig = pib_atmack_orig(pib_pkt_ext(buf, pkt, PIB_EXT_ATOMICACKETH));
 	if (pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge, 0,
 			 &orig, sizeof(orig), true)) {
 		pib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
@@ -540,19 +525,22 @@ static bool pib_comp_psn_ok(struct pib_qp *qp, u32 psn)
  */
 void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 {
-	u8 op = pkt->bth.opcode, syn = buf[pkt->hdr_len];
+	u8 op = pkt->bth.opcode, syn = 0;
 	unsigned long flags;
 
+	/* A READ response MIDDLE has no AETH: it goes to pib_comp_read(). */
+	if (pkt->ext & PIB_EXT_AETH)
+		syn = pib_aeth_syn(pib_pkt_ext(buf, pkt, PIB_EXT_AETH));
 	spin_lock_irqsave(&qp->lock, flags);
 	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
 	    !pib_comp_psn_ok(qp, pkt->bth.psn))
 		goto out;
-	if (op == PIB_OP_RC_ACKNOWLEDGE)
+	if (op == IB_OPCODE_RC_ACKNOWLEDGE)
 		pib_comp_aeth(qp, pkt->bth.psn, syn);
-	else if (op == PIB_OP_RC_ATOMIC_ACKNOWLEDGE)
+	else if (op == IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE)
 		pib_comp_atomic(qp, pkt, buf);
-	else if (op == PIB_OP_RC_READ_RESPONSE_MIDDLE ||
-		 PIB_AETH_TYPE(syn) == PIB_AETH_ACK)
+	else if (op == IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE ||
+		 pib_aeth_syn_type(syn) == PIB_AETH_ACK)
 		pib_comp_read(qp, pkt, buf);
 	else
 		pib_comp_aeth(qp, pkt->bth.psn, syn);
@@ -577,8 +565,8 @@ void pib_req_timer(struct timer_list *t)
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto out;
 	kick = true;
-	if (qp->req.rnr_wait) {
-		qp->req.rnr_wait = false;
+	if (qp->req.state == PIB_REQ_RNR_WAIT) {
+		pib_req_set_state(qp, PIB_REQ_SENDING);
 	} else if (pib_req_outstanding(qp)) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_TIMEOUTS);
 		pib_comp_retry(qp);

@@ -6,7 +6,9 @@
  * Each entry says what changed, in which kernel, and how the in-tree
  * software drivers (rxe, siw) followed it; pib follows them the same way.
  *
- * pib.h includes this last: the verb adapters call pib's verbs.
+ * pib_hdr.h includes this first, for the interfaces it uses. The verb
+ * adapters at the end declare the verbs of pib they call (pib.h declares
+ * them again: the compiler checks that the two agree).
  */
 #ifndef PIB_COMPAT_H
 #define PIB_COMPAT_H
@@ -21,6 +23,17 @@
 /* Is the kernel pib is built for older than @major.@minor.@sub? */
 #define PIB_LINUX_BEFORE(major, minor, sub)				\
 	(KERNEL_VERSION(major, minor, sub) > LINUX_VERSION_CODE)
+
+/*
+ * 6.12 moved the unaligned accessors (get_unaligned_be32() and friends)
+ * from <asm/unaligned.h> to <linux/unaligned.h>, for every driver at
+ * once; pib includes the new header, or the old one before.
+ */
+#if PIB_LINUX_BEFORE(6, 12, 0)
+#include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
+#endif
 
 /*
  * 6.2 renamed del_timer() and del_timer_sync() to timer_delete() and
@@ -105,6 +118,9 @@ static inline struct ib_umem *ib_umem_get_va(struct ib_device *device,
  * udata from the bundle. Older kernels pass the bundle's driver_udata.
  */
 #if PIB_LINUX_BEFORE(6, 11, 0)
+int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		  struct uverbs_attr_bundle *attrs);
+
 static inline int pib_compat_create_cq(struct ib_cq *ibcq,
 				       const struct ib_cq_init_attr *attr,
 				       struct ib_udata *udata)
@@ -123,6 +139,11 @@ static inline int pib_compat_create_cq(struct ib_cq *ibcq,
  * and siw refuse a handle with -EOPNOTSUPP. Older kernels have none.
  */
 #if PIB_LINUX_BEFORE(6, 17, 0)
+struct ib_dmah;
+struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			      u64 virt_addr, int access, struct ib_dmah *dmah,
+			      struct ib_udata *udata);
+
 static inline struct ib_mr *pib_compat_reg_user_mr(struct ib_pd *ibpd,
 						   u64 start, u64 length,
 						   u64 virt_addr, int access,
@@ -144,6 +165,9 @@ static inline struct ib_mr *pib_compat_reg_user_mr(struct ib_pd *ibpd,
  * kernels a negative count becomes one above any limit, still refused.
  */
 #if PIB_LINUX_BEFORE(7, 1, 0)
+int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		  struct ib_udata *udata);
+
 static inline int pib_compat_resize_cq(struct ib_cq *ibcq, int cqe,
 				       struct ib_udata *udata)
 {

@@ -88,9 +88,9 @@ void pib_port_link_update(struct pib_dev *dev, bool notify)
 {
 	struct net_device *ndev = dev->ndev;
 	struct pib_port *port = &dev->port;
-	enum pib_ib_mtu mtu = pib_ib_mtu_for_netdev(READ_ONCE(ndev->mtu));
+	enum ib_mtu mtu = pib_ib_mtu_for_netdev(READ_ONCE(ndev->mtu));
 	bool running = netif_running(ndev);
-	bool up = running && netif_carrier_ok(ndev) && mtu != PIB_IB_MTU_INVALID;
+	bool up = running && netif_carrier_ok(ndev) && mtu;
 	unsigned long flags;
 	u32 events = 0;
 
@@ -106,7 +106,7 @@ void pib_port_link_update(struct pib_dev *dev, bool notify)
 		port->phys_state = IB_PORT_PHYS_STATE_POLLING;
 	else
 		port->phys_state = IB_PORT_PHYS_STATE_DISABLED;
-	port->max_mtu = mtu == PIB_IB_MTU_INVALID ? IB_MTU_256 : (enum ib_mtu)mtu;
+	port->max_mtu = mtu ? mtu : IB_MTU_256;
 	port->active_mtu = port->sm_mtu ? min(port->sm_mtu, port->max_mtu) :
 					  port->max_mtu;
 	spin_unlock_irqrestore(&port->lock, flags);
@@ -189,9 +189,9 @@ static int pib_check_netdev(struct net_device *ndev)
 				    ndev->name);
 		return -EOPNOTSUPP;
 	}
-	if (pib_ib_mtu_for_netdev(ndev->mtu) == PIB_IB_MTU_INVALID) {
+	if (!pib_ib_mtu_for_netdev(ndev->mtu)) {
 		pr_info_ratelimited("pib: MTU %u of %s is below %u\n", ndev->mtu,
-				    ndev->name, pib_ib_mtu_bytes(PIB_IB_MTU_256) +
+				    ndev->name, pib_ib_mtu_bytes(IB_MTU_256) +
 				    PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD);
 		return -EINVAL;
 	}

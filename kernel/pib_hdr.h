@@ -3,14 +3,26 @@
  * wire formats and the pure rules derived from them.
  *
  * This header is shared by the kernel module and the host-side unit tests,
- * so it only uses the fixed-width types of <linux/types.h> and no kernel
- * or libc helpers. Its tables are defined once, in pib_hdr.c, which
+ * so it uses the fixed-width types of <linux/types.h> and, beyond them,
+ * only the few kernel headers below, which the host builds find in
+ * tests/include. Its tables are defined once, in pib_hdr.c, which
  * whatever includes this header links too.
  */
 #ifndef PIB_HDR_H
 #define PIB_HDR_H
 
 #include <linux/types.h>
+#include <linux/build_bug.h>
+#include <linux/compiler.h>
+#include <rdma/ib_pack.h>
+#include <rdma/ib_smi.h>
+#include <rdma/ib_verbs.h>
+#ifdef __KERNEL__
+/* get_unaligned_be32() and friends, from where this kernel has them */
+#include "pib_compat.h"
+#else
+#include <linux/unaligned.h>
+#endif
 
 /* Largest number of pib devices on one netdev (index 0 .. max - 1). */
 #define PIB_MAX_DEVS_PER_NETDEV	64
@@ -25,25 +37,15 @@
  */
 #define PIB_IB_MAX_FRAMING	(8 + 40 + 12 + 28 + 4 + 2 + 3)
 
-/* IBA MTU codes, as in PortInfo.NeighborMTU and enum ib_mtu. */
-enum pib_ib_mtu {
-	PIB_IB_MTU_INVALID = 0,
-	PIB_IB_MTU_256 = 1,
-	PIB_IB_MTU_512 = 2,
-	PIB_IB_MTU_1024 = 3,
-	PIB_IB_MTU_2048 = 4,
-	PIB_IB_MTU_4096 = 5,
-};
-
 /**
  * pib_ib_mtu_bytes() - payload bytes of an IBA MTU code
  * @mtu: an IBA MTU code
  *
  * Return: 256 .. 4096, or 0 for an invalid code.
  */
-static inline unsigned int pib_ib_mtu_bytes(enum pib_ib_mtu mtu)
+static inline unsigned int pib_ib_mtu_bytes(enum ib_mtu mtu)
 {
-	if (mtu < PIB_IB_MTU_256 || mtu > PIB_IB_MTU_4096)
+	if (mtu < IB_MTU_256 || mtu > IB_MTU_4096)
 		return 0;
 	return 128u << mtu;
 }
@@ -55,17 +57,18 @@ static inline unsigned int pib_ib_mtu_bytes(enum pib_ib_mtu mtu)
  * One IB packet, with its worst-case framing, travels in one UDP/IPv4
  * datagram, so the IB MTU is the largest IBA MTU whose packets fit.
  *
- * Return: the IBA MTU code, or PIB_IB_MTU_INVALID if not even 256 bytes fit.
+ * Return: the IBA MTU code, or 0 (no enum ib_mtu) if not even 256 bytes
+ * fit.
  */
-static inline enum pib_ib_mtu pib_ib_mtu_for_netdev(unsigned int ndev_mtu)
+static inline enum ib_mtu pib_ib_mtu_for_netdev(unsigned int ndev_mtu)
 {
-	enum pib_ib_mtu mtu;
+	enum ib_mtu mtu;
 
-	for (mtu = PIB_IB_MTU_4096; mtu >= PIB_IB_MTU_256; mtu--)
+	for (mtu = IB_MTU_4096; mtu >= IB_MTU_256; mtu--)
 		if (ndev_mtu >= pib_ib_mtu_bytes(mtu) + PIB_IB_MAX_FRAMING +
 				PIB_UDP_IPV4_OVERHEAD)
 			return mtu;
-	return PIB_IB_MTU_INVALID;
+	return 0;
 }
 
 /**
@@ -168,41 +171,6 @@ static inline const struct pib_ib_rate *pib_ib_rate_for_mbps(__u32 mbps)
 #define PIB_BTH_TVER		0
 #define PIB_VL15		15	/* the management VL */
 
-static inline __u16 pib_get16(const __u8 *p)
-{
-	return (__u16)(p[0] << 8 | p[1]);
-}
-
-static inline __u32 pib_get24(const __u8 *p)
-{
-	return (__u32)p[0] << 16 | (__u32)p[1] << 8 | p[2];
-}
-
-static inline __u32 pib_get32(const __u8 *p)
-{
-	return (__u32)p[0] << 24 | pib_get24(p + 1);
-}
-
-/* The puts mask each byte, so that sparse sees no truncated constant. */
-static inline void pib_put16(__u8 *p, __u16 v)
-{
-	p[0] = (v >> 8) & 0xff;
-	p[1] = v & 0xff;
-}
-
-static inline void pib_put24(__u8 *p, __u32 v)
-{
-	p[0] = (v >> 16) & 0xff;
-	p[1] = (v >> 8) & 0xff;
-	p[2] = v & 0xff;
-}
-
-static inline void pib_put32(__u8 *p, __u32 v)
-{
-	p[0] = (v >> 24) & 0xff;
-	pib_put24(p + 1, v);
-}
-
 /* LIDs from 0xc000 up are multicast; 0xffff is the permissive LID. */
 #define PIB_LID_MCAST		0xc000
 #define PIB_PERMISSIVE_LID	0xffff
@@ -239,20 +207,38 @@ static inline void pib_lrh_pack(__u8 *p, const struct pib_lrh *h)
 {
 	p[0] = h->vl << 4 | (h->lver & 0xf);
 	p[1] = h->sl << 4 | (h->lnh & 0x3);
-	pib_put16(p + 2, h->dlid);
-	pib_put16(p + 4, h->pkt_len & 0x7ff);
-	pib_put16(p + 6, h->slid);
+	put_unaligned_be16(h->dlid, p + 2);
+	put_unaligned_be16(h->pkt_len & 0x7ff, p + 4);
+	put_unaligned_be16(h->slid, p + 6);
+}
+
+/* The VL of the packet whose LRH is at @p. */
+static inline __u8 pib_lrh_vl(const __u8 *p)
+{
+	return p[0] >> 4;
+}
+
+/* The DLID of the packet whose LRH is at @p. */
+static inline __u16 pib_lrh_dlid(const __u8 *p)
+{
+	return get_unaligned_be16(p + 2);
+}
+
+/* A multicast LID: 0xC000 to 0xFFFE (0xFFFF is the permissive LID). */
+static inline int pib_lid_is_mcast(__u16 lid)
+{
+	return lid >= PIB_LID_MCAST && lid != PIB_PERMISSIVE_LID;
 }
 
 static inline void pib_lrh_unpack(const __u8 *p, struct pib_lrh *h)
 {
-	h->vl = p[0] >> 4;
+	h->vl = pib_lrh_vl(p);
 	h->lver = p[0] & 0xf;
 	h->sl = p[1] >> 4;
 	h->lnh = p[1] & 0x3;
-	h->dlid = pib_get16(p + 2);
-	h->pkt_len = pib_get16(p + 4) & 0x7ff;
-	h->slid = pib_get16(p + 6);
+	h->dlid = pib_lrh_dlid(p);
+	h->pkt_len = get_unaligned_be16(p + 4) & 0x7ff;
+	h->slid = get_unaligned_be16(p + 6);
 }
 
 /**
@@ -279,9 +265,9 @@ struct pib_grh {
 
 static inline void pib_grh_pack(__u8 *p, const struct pib_grh *h)
 {
-	pib_put32(p, (__u32)h->ip_ver << 28 | (__u32)h->tclass << 20 |
-		  (h->flow_label & 0xfffff));
-	pib_put16(p + 4, h->pay_len);
+	put_unaligned_be32((__u32)h->ip_ver << 28 | (__u32)h->tclass << 20 |
+		  (h->flow_label & 0xfffff), p);
+	put_unaligned_be16(h->pay_len, p + 4);
 	p[6] = h->next_hdr;
 	p[7] = h->hop_limit;
 	__builtin_memcpy(p + 8, h->sgid, 16);
@@ -290,12 +276,12 @@ static inline void pib_grh_pack(__u8 *p, const struct pib_grh *h)
 
 static inline void pib_grh_unpack(const __u8 *p, struct pib_grh *h)
 {
-	__u32 w = pib_get32(p);
+	__u32 w = get_unaligned_be32(p);
 
 	h->ip_ver = w >> 28;
 	h->tclass = w >> 20;
 	h->flow_label = w & 0xfffff;
-	h->pay_len = pib_get16(p + 4);
+	h->pay_len = get_unaligned_be16(p + 4);
 	h->next_hdr = p[6];
 	h->hop_limit = p[7];
 	__builtin_memcpy(h->sgid, p + 8, 16);
@@ -304,7 +290,7 @@ static inline void pib_grh_unpack(const __u8 *p, struct pib_grh *h)
 
 /**
  * struct pib_bth - Base Transport Header, host order
- * @opcode: IBA opcode (enum pib_opcode)
+ * @opcode: IBA opcode (IB_OPCODE_*)
  * @se: solicited event
  * @mig: migration state
  * @pad: pad bytes after the payload (0..3)
@@ -331,11 +317,11 @@ static inline void pib_bth_pack(__u8 *p, const struct pib_bth *h)
 	p[0] = h->opcode;
 	p[1] = !!h->se << 7 | !!h->mig << 6 | (h->pad & 3) << 4 |
 	       (h->tver & 0xf);
-	pib_put16(p + 2, h->pkey);
+	put_unaligned_be16(h->pkey, p + 2);
 	p[4] = 0;
-	pib_put24(p + 5, h->dest_qp);
+	put_unaligned_be24(h->dest_qp, p + 5);
 	p[8] = !!h->ack_req << 7;
-	pib_put24(p + 9, h->psn);
+	put_unaligned_be24(h->psn, p + 9);
 }
 
 static inline void pib_bth_unpack(const __u8 *p, struct pib_bth *h)
@@ -345,10 +331,10 @@ static inline void pib_bth_unpack(const __u8 *p, struct pib_bth *h)
 	h->mig = (p[1] >> 6) & 1;
 	h->pad = (p[1] >> 4) & 3;
 	h->tver = p[1] & 0xf;
-	h->pkey = pib_get16(p + 2);
-	h->dest_qp = pib_get24(p + 5);
+	h->pkey = get_unaligned_be16(p + 2);
+	h->dest_qp = get_unaligned_be24(p + 5);
 	h->ack_req = p[8] >> 7;
-	h->psn = pib_get24(p + 9);
+	h->psn = get_unaligned_be24(p + 9);
 }
 
 /* PSNs are 24-bit sequence numbers that wrap. */
@@ -418,56 +404,303 @@ static inline unsigned int pib_ext_len(unsigned int ext)
 	       (ext & PIB_EXT_IETH ? PIB_IETH_LEN : 0);
 }
 
-/* BTH opcodes pib knows (IBA 9.2, Table 38): RC, UC and UD. */
-enum pib_opcode {
-	PIB_OP_RC_SEND_FIRST = 0x00,
-	PIB_OP_RC_SEND_MIDDLE = 0x01,
-	PIB_OP_RC_SEND_LAST = 0x02,
-	PIB_OP_RC_SEND_LAST_IMM = 0x03,
-	PIB_OP_RC_SEND_ONLY = 0x04,
-	PIB_OP_RC_SEND_ONLY_IMM = 0x05,
-	PIB_OP_RC_WRITE_FIRST = 0x06,
-	PIB_OP_RC_WRITE_MIDDLE = 0x07,
-	PIB_OP_RC_WRITE_LAST = 0x08,
-	PIB_OP_RC_WRITE_LAST_IMM = 0x09,
-	PIB_OP_RC_WRITE_ONLY = 0x0a,
-	PIB_OP_RC_WRITE_ONLY_IMM = 0x0b,
-	PIB_OP_RC_READ_REQUEST = 0x0c,
-	PIB_OP_RC_READ_RESPONSE_FIRST = 0x0d,
-	PIB_OP_RC_READ_RESPONSE_MIDDLE = 0x0e,
-	PIB_OP_RC_READ_RESPONSE_LAST = 0x0f,
-	PIB_OP_RC_READ_RESPONSE_ONLY = 0x10,
-	PIB_OP_RC_ACKNOWLEDGE = 0x11,
-	PIB_OP_RC_ATOMIC_ACKNOWLEDGE = 0x12,
-	PIB_OP_RC_COMPARE_SWAP = 0x13,
-	PIB_OP_RC_FETCH_ADD = 0x14,
-	PIB_OP_RC_SEND_LAST_INV = 0x16,
-	PIB_OP_RC_SEND_ONLY_INV = 0x17,
-	PIB_OP_UC_SEND_FIRST = 0x20,
-	PIB_OP_UC_SEND_MIDDLE = 0x21,
-	PIB_OP_UC_SEND_LAST = 0x22,
-	PIB_OP_UC_SEND_LAST_IMM = 0x23,
-	PIB_OP_UC_SEND_ONLY = 0x24,
-	PIB_OP_UC_SEND_ONLY_IMM = 0x25,
-	PIB_OP_UC_WRITE_FIRST = 0x26,
-	PIB_OP_UC_WRITE_MIDDLE = 0x27,
-	PIB_OP_UC_WRITE_LAST = 0x28,
-	PIB_OP_UC_WRITE_LAST_IMM = 0x29,
-	PIB_OP_UC_WRITE_ONLY = 0x2a,
-	PIB_OP_UC_WRITE_ONLY_IMM = 0x2b,
-	PIB_OP_UD_SEND_ONLY = 0x64,
-	PIB_OP_UD_SEND_ONLY_IMM = 0x65,
-};
+/* Offset, from the first extension header, of @which among those of @ext. */
+static inline unsigned int pib_ext_off(unsigned int ext, unsigned int which)
+{
+	return pib_ext_len(ext & (which - 1));
+}
 
-#define PIB_OP_VALID		0x100	/* in pib_opcode_rules: a known opcode */
-#define PIB_OP_P		PIB_EXT_PAYLOAD
-#define PIB_OP_IMM		(PIB_EXT_PAYLOAD | PIB_EXT_IMMDT)
+/* Where @which (enum pib_ext) goes among the extension headers @ext at @p. */
+static inline void *pib_ext_at(__u8 *p, unsigned int ext, unsigned int which)
+{
+	return p + pib_ext_off(ext, which);
+}
 
 /*
- * What each opcode carries: PIB_OP_VALID plus its extension headers
- * (enum pib_ext) and whether it has payload. Unknown opcodes are 0.
+ * The extension headers (IBA 9.3), one struct each, big-endian as on the
+ * wire and packed, since they sit at any offset of a packet. Fields are
+ * read and written through the accessors below only.
  */
-extern const unsigned short pib_opcode_rules[256];
+
+/**
+ * struct pib_deth - Datagram Extended Transport Header (IBA 9.3.3)
+ * @qkey: Q_Key
+ * @sqp: a reserved byte, then the 24-bit source QP
+ */
+struct pib_deth {
+	__be32 qkey;
+	__be32 sqp;
+} __packed;
+
+/**
+ * struct pib_reth - RDMA Extended Transport Header (IBA 9.3.4)
+ * @va: virtual address
+ * @rkey: R_Key
+ * @len: DMA length
+ */
+struct pib_reth {
+	__be64 va;
+	__be32 rkey;
+	__be32 len;
+} __packed;
+
+/**
+ * struct pib_atmeth - Atomic Extended Transport Header (IBA 9.3.5)
+ * @va: virtual address
+ * @rkey: R_Key
+ * @swap_add: swap (compare-and-swap) or add (fetch-and-add) data
+ * @compare: compare data
+ */
+struct pib_atmeth {
+	__be64 va;
+	__be32 rkey;
+	__be64 swap_add;
+	__be64 compare;
+} __packed;
+
+/**
+ * struct pib_aeth - ACK Extended Transport Header (IBA 9.3.6)
+ * @smsn: the syndrome (top byte), then the 24-bit MSN
+ */
+struct pib_aeth {
+	__be32 smsn;
+} __packed;
+
+/**
+ * struct pib_atmack - Atomic ACK Extended Transport Header (IBA 9.3.7)
+ * @orig: the original remote data
+ */
+struct pib_atmack {
+	__be64 orig;
+} __packed;
+
+/**
+ * struct pib_immdt - Immediate Data Extended Transport Header (IBA 9.3.8)
+ * @imm: the immediate data, which pib keeps in network order
+ */
+struct pib_immdt {
+	__be32 imm;
+} __packed;
+
+/**
+ * struct pib_ieth - Invalidate Extended Transport Header (IBA 9.3.9)
+ * @rkey: the R_Key to invalidate
+ */
+struct pib_ieth {
+	__be32 rkey;
+} __packed;
+
+static_assert(sizeof(struct pib_deth) == PIB_DETH_LEN, "DETH");
+static_assert(sizeof(struct pib_reth) == PIB_RETH_LEN, "RETH");
+static_assert(sizeof(struct pib_atmeth) == PIB_ATOMICETH_LEN, "AtomicETH");
+static_assert(sizeof(struct pib_aeth) == PIB_AETH_LEN, "AETH");
+static_assert(sizeof(struct pib_atmack) == PIB_ATOMICACKETH_LEN, "AtomicAckETH");
+static_assert(sizeof(struct pib_immdt) == PIB_IMMDT_LEN, "ImmDt");
+static_assert(sizeof(struct pib_ieth) == PIB_IETH_LEN, "IETH");
+
+static inline __u32 pib_deth_qkey(const struct pib_deth *h)
+{
+	return get_unaligned_be32(&h->qkey);
+}
+
+static inline __u32 pib_deth_sqp(const struct pib_deth *h)
+{
+	return get_unaligned_be32(&h->sqp) & 0xffffff;
+}
+
+static inline void pib_deth_set(struct pib_deth *h, __u32 qkey, __u32 sqp)
+{
+	put_unaligned_be32(qkey, &h->qkey);
+	put_unaligned_be32(sqp & 0xffffff, &h->sqp);
+}
+
+static inline __u64 pib_reth_va(const struct pib_reth *h)
+{
+	return get_unaligned_be64(&h->va);
+}
+
+static inline __u32 pib_reth_rkey(const struct pib_reth *h)
+{
+	return get_unaligned_be32(&h->rkey);
+}
+
+static inline __u32 pib_reth_len(const struct pib_reth *h)
+{
+	return get_unaligned_be32(&h->len);
+}
+
+static inline void pib_reth_set(struct pib_reth *h, __u64 va, __u32 rkey,
+				__u32 len)
+{
+	put_unaligned_be64(va, &h->va);
+	put_unaligned_be32(rkey, &h->rkey);
+	put_unaligned_be32(len, &h->len);
+}
+
+static inline __u64 pib_atmeth_va(const struct pib_atmeth *h)
+{
+	return get_unaligned_be64(&h->va);
+}
+
+static inline __u32 pib_atmeth_rkey(const struct pib_atmeth *h)
+{
+	return get_unaligned_be32(&h->rkey);
+}
+
+static inline __u64 pib_atmeth_swap_add(const struct pib_atmeth *h)
+{
+	return get_unaligned_be64(&h->swap_add);
+}
+
+static inline __u64 pib_atmeth_compare(const struct pib_atmeth *h)
+{
+	return get_unaligned_be64(&h->compare);
+}
+
+static inline void pib_atmeth_set(struct pib_atmeth *h, __u64 va, __u32 rkey,
+				  __u64 swap_add, __u64 compare)
+{
+	put_unaligned_be64(va, &h->va);
+	put_unaligned_be32(rkey, &h->rkey);
+	put_unaligned_be64(swap_add, &h->swap_add);
+	put_unaligned_be64(compare, &h->compare);
+}
+
+/*
+ * AETH syndrome (IBA 9.7.5.1, Table 43): a type in bits 6:5 and a value in
+ * bits 4:0, which is the credit count of an ACK, the timer code of an RNR
+ * NAK (IBA Table 45) or the code of a NAK.
+ */
+enum pib_aeth_type {
+	PIB_AETH_ACK = 0,
+	PIB_AETH_RNR = 1,
+	PIB_AETH_NAK = 3,
+};
+
+/* NAK codes (IBA Table 44). */
+enum pib_nak_code {
+	PIB_NAK_PSN_SEQ = 0,
+	PIB_NAK_INVALID = 1,
+	PIB_NAK_ACCESS = 2,
+	PIB_NAK_OPERATIONAL = 3,
+};
+
+/* An ACK's credit field when no end-to-end credits are kept (IBA 9.7.7.2). */
+#define PIB_AETH_CREDITS_INVALID	0x1f
+#define PIB_AETH_VALUE_MASK		0x1f
+
+/* The syndrome of @type (enum pib_aeth_type) with @value. */
+#define PIB_AETH_SYN(type, value)	\
+	((__u8)((type) << 5 | ((value) & PIB_AETH_VALUE_MASK)))
+
+/* ACK, end-to-end credits invalid: the only ACK pib sends. */
+#define PIB_AETH_SYN_ACK	PIB_AETH_SYN(PIB_AETH_ACK, PIB_AETH_CREDITS_INVALID)
+
+static inline enum pib_aeth_type pib_aeth_syn_type(__u8 syn)
+{
+	return (syn >> 5) & 3;
+}
+
+static inline unsigned int pib_aeth_syn_value(__u8 syn)
+{
+	return syn & PIB_AETH_VALUE_MASK;
+}
+
+static inline __u8 pib_aeth_syn(const struct pib_aeth *h)
+{
+	return get_unaligned_be32(&h->smsn) >> 24;
+}
+
+static inline __u32 pib_aeth_msn(const struct pib_aeth *h)
+{
+	return get_unaligned_be32(&h->smsn) & 0xffffff;
+}
+
+/**
+ * pib_aeth_set() - write an AETH
+ * @h: where it goes
+ * @syn: its syndrome (PIB_AETH_SYN())
+ * @msn: the 24-bit MSN
+ */
+static inline void pib_aeth_set(struct pib_aeth *h, __u8 syn, __u32 msn)
+{
+	put_unaligned_be32((__u32)syn << 24 | (msn & 0xffffff), &h->smsn);
+}
+
+static inline __u64 pib_atmack_orig(const struct pib_atmack *h)
+{
+	return get_unaligned_be64(&h->orig);
+}
+
+static inline void pib_atmack_set(struct pib_atmack *h, __u64 orig)
+{
+	put_unaligned_be64(orig, &h->orig);
+}
+
+/* ImmDt as on the wire: pib hands it on in network order. */
+static inline __be32 pib_immdt_get(const struct pib_immdt *h)
+{
+	__be32 imm;
+
+	__builtin_memcpy(&imm, &h->imm, sizeof(imm));
+	return imm;
+}
+
+static inline void pib_immdt_set(struct pib_immdt *h, __be32 imm)
+{
+	__builtin_memcpy(&h->imm, &imm, sizeof(imm));
+}
+
+static inline __u32 pib_ieth_rkey(const struct pib_ieth *h)
+{
+	return get_unaligned_be32(&h->rkey);
+}
+
+static inline void pib_ieth_set(struct pib_ieth *h, __u32 rkey)
+{
+	put_unaligned_be32(rkey, &h->rkey);
+}
+
+/* What a BTH opcode is (struct pib_opcode_info): 0 for unknown opcodes. */
+enum pib_opcode_flags {
+	PIB_OPF_RC = 1 << 0,		/* its transport */
+	PIB_OPF_UC = 1 << 1,
+	PIB_OPF_UD = 1 << 2,
+	PIB_OPF_SEND = 1 << 3,		/* a request: payload to a receive WQE */
+	PIB_OPF_WRITE = 1 << 4,		/* payload to remote memory */
+	PIB_OPF_READ = 1 << 5,		/* remote memory to the requester */
+	PIB_OPF_ATOMIC = 1 << 6,
+	PIB_OPF_FIRST = 1 << 7,		/* first packet of a message */
+	PIB_OPF_LAST = 1 << 8,		/* last packet of a message */
+	PIB_OPF_IMM = 1 << 9,		/* ImmDt: a completion with immediate */
+	PIB_OPF_INV = 1 << 10,		/* IETH: invalidates an R_Key */
+	PIB_OPF_RESP = 1 << 11,		/* a response (READ response, ACK) */
+};
+
+#define PIB_OPF_ONLY	(PIB_OPF_FIRST | PIB_OPF_LAST)
+
+/**
+ * struct pib_opcode_info - what the IBA says of one BTH opcode
+ * @name: its name in IBA Table 38, for traces; NULL if pib does not know it
+ * @flags: enum pib_opcode_flags
+ * @ext: its extension headers in wire order, and PIB_EXT_PAYLOAD if it
+ *	carries payload (enum pib_ext)
+ * @first: for a message that fits in no one packet, the opcode of its
+ *	first packet (set on the ONLY opcode of RC and UC SENDs and WRITEs)
+ * @middle: of its middle packets
+ * @last: of its last packet
+ */
+struct pib_opcode_info {
+	const char *name;
+	__u16 flags;
+	__u8 ext;
+	__u8 first;
+	__u8 middle;
+	__u8 last;
+};
+
+/* Every BTH opcode, indexed by its value: pib_hdr.c. */
+extern const struct pib_opcode_info pib_opcodes[256];
 
 /*
  * CRC-32 as crc32_le() computes it: bit-reflected polynomial 0x04C11DB7, no
@@ -544,28 +777,6 @@ static inline __u32 pib_icrc(const __u8 *pkt, unsigned int hdr_len,
 	return ~crc;
 }
 
-static inline void pib_put_le16(__u8 *p, __u16 v)
-{
-	p[0] = v & 0xff;
-	p[1] = (v >> 8) & 0xff;
-}
-
-static inline __u16 pib_get_le16(const __u8 *p)
-{
-	return (__u16)(p[0] | p[1] << 8);
-}
-
-static inline void pib_put_le32(__u8 *p, __u32 v)
-{
-	pib_put_le16(p, v);
-	pib_put_le16(p + 2, v >> 16);
-}
-
-static inline __u32 pib_get_le32(const __u8 *p)
-{
-	return pib_get_le16(p) | (__u32)pib_get_le16(p + 2) << 16;
-}
-
 /* Bytes of LRH, GRH (if LNH says so) and BTH of an IBA packet. */
 static inline unsigned int pib_hdr_len(unsigned int lnh)
 {
@@ -588,10 +799,10 @@ static inline unsigned int pib_pkt_seal(__u8 *pkt, unsigned int len)
 	unsigned int lnh = pkt[1] & 0x3;
 	unsigned int end = len + (lnh == PIB_LNH_RAW ? 0 : PIB_ICRC_LEN);
 
-	pib_put16(pkt + 4, (end / 4) & 0x7ff);
+	put_unaligned_be16((end / 4) & 0x7ff, pkt + 4);
 	if (lnh != PIB_LNH_RAW)
-		pib_put_le32(pkt + len, pib_icrc(pkt, pib_hdr_len(lnh), len));
-	pib_put_le16(pkt + end, pib_vcrc(pkt, end));
+		put_unaligned_le32(pib_icrc(pkt, pib_hdr_len(lnh), len), pkt + len);
+	put_unaligned_le16(pib_vcrc(pkt, end), pkt + end);
 	return end + PIB_VCRC_LEN;
 }
 
@@ -638,6 +849,21 @@ struct pib_pkt {
 	unsigned int len;
 };
 
+/**
+ * pib_pkt_ext() - where an extension header of a parsed packet starts
+ * @buf: the packet's bytes
+ * @pkt: the packet, parsed
+ * @which: the header (one enum pib_ext bit, which @pkt->ext has)
+ *
+ * Return: a pointer to the header, to be read with its accessors.
+ */
+static inline const void *pib_pkt_ext(const __u8 *buf,
+				      const struct pib_pkt *pkt,
+				      unsigned int which)
+{
+	return buf + pkt->hdr_len + pib_ext_off(pkt->ext, which);
+}
+
 /*
  * Checks of an IBA packet's GRH and transport headers; @end is the ICRC's
  * offset; the ICRC too if @crcs.
@@ -647,7 +873,8 @@ static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 						 struct pib_pkt *pkt,
 						 int crcs)
 {
-	unsigned int ext_len, rules;
+	const struct pib_opcode_info *op;
+	unsigned int ext_len;
 
 	pkt->hdr_len = pib_hdr_len(pkt->lrh.lnh);
 	if (end < pkt->hdr_len)
@@ -663,18 +890,18 @@ static inline enum pib_pkt_err pib_pkt_parse_iba(const __u8 *buf,
 	pib_bth_unpack(buf + pkt->hdr_len - PIB_BTH_LEN, &pkt->bth);
 	if (pkt->bth.tver != PIB_BTH_TVER)
 		return PIB_PKT_BAD_TVER;
-	rules = pib_opcode_rules[pkt->bth.opcode];
-	if (!(rules & PIB_OP_VALID))
+	op = &pib_opcodes[pkt->bth.opcode];
+	if (!op->flags)
 		return PIB_PKT_BAD_OPCODE;
-	pkt->ext = rules & ~PIB_OP_VALID;
-	ext_len = pib_ext_len(rules);
+	pkt->ext = op->ext;
+	ext_len = pib_ext_len(op->ext);
 	if (end < pkt->hdr_len + ext_len + pkt->bth.pad)
 		return PIB_PKT_SHORT;
 	pkt->payload_off = pkt->hdr_len + ext_len;
 	pkt->payload_len = end - pkt->payload_off - pkt->bth.pad;
-	if (!(rules & PIB_EXT_PAYLOAD) && (pkt->payload_len || pkt->bth.pad))
+	if (!(op->ext & PIB_EXT_PAYLOAD) && (pkt->payload_len || pkt->bth.pad))
 		return PIB_PKT_BAD_PAYLOAD;
-	if (crcs && pib_icrc(buf, pkt->hdr_len, end) != pib_get_le32(buf + end))
+	if (crcs && pib_icrc(buf, pkt->hdr_len, end) != get_unaligned_le32(buf + end))
 		return PIB_PKT_BAD_ICRC;
 	return PIB_PKT_OK;
 }
@@ -691,7 +918,7 @@ static inline int pib_pkt_vl_ok(const struct pib_pkt *pkt)
 {
 	return pkt->lrh.vl != PIB_VL15 ||
 	       (pkt->lrh.lnh != PIB_LNH_RAW &&
-		pkt->bth.opcode == PIB_OP_UD_SEND_ONLY && !pkt->bth.dest_qp &&
+		pkt->bth.opcode == IB_OPCODE_UD_SEND_ONLY && !pkt->bth.dest_qp &&
 		pkt->payload_len == PIB_MAD_LEN);
 }
 
@@ -722,7 +949,7 @@ static inline enum pib_pkt_err pib_pkt_check(const __u8 *buf,
 	if (len > PIB_MAX_PKT_LEN || len - PIB_VCRC_LEN != pkt->lrh.pkt_len * 4u)
 		return PIB_PKT_BAD_LEN;
 	end = len - PIB_VCRC_LEN;
-	if (crcs && pib_vcrc(buf, end) != pib_get_le16(buf + end))
+	if (crcs && pib_vcrc(buf, end) != get_unaligned_le16(buf + end))
 		return PIB_PKT_BAD_VCRC;
 	if (pkt->lrh.lver)
 		return PIB_PKT_BAD_LVER;
@@ -782,7 +1009,7 @@ static inline enum pib_mad_err pib_mad_check(unsigned int qpn,
 	int smp;
 
 	if (pkt->lrh.lnh == PIB_LNH_RAW ||
-	    pkt->bth.opcode != PIB_OP_UD_SEND_ONLY)
+	    pkt->bth.opcode != IB_OPCODE_UD_SEND_ONLY)
 		return PIB_MAD_BAD_OPCODE;
 	if (pkt->payload_len != PIB_MAD_LEN)
 		return PIB_MAD_BAD_LEN;
@@ -832,20 +1059,13 @@ static inline enum pib_pkt_err pib_pkt_locate(const __u8 *buf,
 }
 
 /*
- * Subnet management. SMP attribute data is 64 bytes, big-endian; these
- * codecs turn PortInfo into host order and back, for the HCA's SMA (and the
- * switch's) and for the unit tests.
+ * Subnet management. SMP attribute data is 64 bytes, big-endian. Both SMAs
+ * (the HCA's and the switch's) read and write PortInfo (IBA 14.2.5.6) in
+ * that wire format, as the kernel's struct ib_port_info: its big-endian
+ * members directly, its packed sub-fields through the pib_pi_*()
+ * accessors below.
  */
 #define PIB_SMP_DATA_LEN	64
-
-/* IBA PortInfo.PortState (and enum ib_port_state). */
-enum pib_port_state {
-	PIB_PORT_NOP = 0,
-	PIB_PORT_DOWN = 1,
-	PIB_PORT_INIT = 2,
-	PIB_PORT_ARMED = 3,
-	PIB_PORT_ACTIVE = 4,
-};
 
 /* IBA PortInfo.PortPhysicalState. */
 enum pib_phys_state {
@@ -858,209 +1078,269 @@ enum pib_phys_state {
 };
 
 /**
- * struct pib_portinfo - IBA PortInfo (14.2.5.6) in host order
- * @mkey: M_Key
- * @gid_prefix: GidPrefix
- * @lid: LID
- * @sm_lid: MasterSMLID
- * @cap_mask: CapabilityMask
- * @diag_code: DiagCode
- * @mkey_lease_period: M_KeyLeasePeriod
- * @local_port_num: LocalPortNum
- * @link_width_enabled: LinkWidthEnabled
- * @link_width_supported: LinkWidthSupported
- * @link_width_active: LinkWidthActive
- * @link_speed_supported: LinkSpeedSupported
- * @port_state: PortState (enum pib_port_state)
- * @phys_state: PortPhysicalState (enum pib_phys_state)
- * @link_down_default: LinkDownDefaultState
- * @mkey_protect: M_KeyProtectBits
- * @lmc: LMC
- * @link_speed_active: LinkSpeedActive
- * @link_speed_enabled: LinkSpeedEnabled
- * @neighbor_mtu: NeighborMTU (enum pib_ib_mtu)
- * @sm_sl: MasterSMSL
- * @vl_cap: VLCap
- * @init_type: InitType
- * @vl_high_limit: VLHighLimit
- * @vl_arb_high_cap: VLArbitrationHighCap
- * @vl_arb_low_cap: VLArbitrationLowCap
- * @init_type_reply: InitTypeReply
- * @mtu_cap: MTUCap (enum pib_ib_mtu)
- * @vl_stall_count: VLStallCount
- * @hoq_life: HOQLife
- * @operational_vls: OperationalVLs
- * @enforcement: PartitionEnforcementInbound/Outbound and
- *	FilterRawInbound/Outbound, one bit each
- * @mkey_violations: M_KeyViolations
- * @pkey_violations: P_KeyViolations
- * @qkey_violations: Q_KeyViolations
- * @guid_cap: GUIDCap
- * @client_reregister: ClientReregister
- * @subnet_timeout: SubnetTimeOut
- * @resp_time_value: RespTimeValue
- * @local_phy_errors: LocalPhyErrors
- * @overrun_errors: OverrunErrors
- * @max_credit_hint: MaxCreditHint
- * @link_roundtrip_latency: LinkRoundTripLatency
- * @cap_mask2: CapabilityMask2
- * @link_speed_ext_active: LinkSpeedExtActive
- * @link_speed_ext_supported: LinkSpeedExtSupported
- * @link_speed_ext_enabled: LinkSpeedExtEnabled
+ * union pib_port_info - one PortInfo attribute, in wire format
+ * @pi: the fields that the kernel's struct ib_port_info names
+ * @raw: all 64 bytes. The kernel's struct ends after
+ *	LinkRoundTripLatency (byte 59); CapabilityMask2 (60-61) and the
+ *	LinkSpeedExt fields (62-63) follow it.
  *
- * Field names follow the IBA; widths follow the wire format.
+ * An SMP's data sits wherever the MAD or the packet put it: an SMP that
+ * arrives in a packet is only 4-byte aligned, so an SMA copies the 64
+ * bytes into this union, which is aligned for struct ib_port_info, rather
+ * than casting the SMP's data.
  */
-struct pib_portinfo {
-	__u64 mkey;
-	__u64 gid_prefix;
-	__u16 lid;
-	__u16 sm_lid;
-	__u32 cap_mask;
-	__u16 diag_code;
-	__u16 mkey_lease_period;
-	__u8 local_port_num;
-	__u8 link_width_enabled;
-	__u8 link_width_supported;
-	__u8 link_width_active;
-	__u8 link_speed_supported;
-	__u8 port_state;
-	__u8 phys_state;
-	__u8 link_down_default;
-	__u8 mkey_protect;
-	__u8 lmc;
-	__u8 link_speed_active;
-	__u8 link_speed_enabled;
-	__u8 neighbor_mtu;
-	__u8 sm_sl;
-	__u8 vl_cap;
-	__u8 init_type;
-	__u8 vl_high_limit;
-	__u8 vl_arb_high_cap;
-	__u8 vl_arb_low_cap;
-	__u8 init_type_reply;
-	__u8 mtu_cap;
-	__u8 vl_stall_count;
-	__u8 hoq_life;
-	__u8 operational_vls;
-	__u8 enforcement;
-	__u16 mkey_violations;
-	__u16 pkey_violations;
-	__u16 qkey_violations;
-	__u8 guid_cap;
-	__u8 client_reregister;
-	__u8 subnet_timeout;
-	__u8 resp_time_value;
-	__u8 local_phy_errors;
-	__u8 overrun_errors;
-	__u16 max_credit_hint;
-	__u32 link_roundtrip_latency;
-	__u16 cap_mask2;
-	__u8 link_speed_ext_active;
-	__u8 link_speed_ext_supported;
-	__u8 link_speed_ext_enabled;
+union pib_port_info {
+	struct ib_port_info pi;
+	__u8 raw[PIB_SMP_DATA_LEN];
 };
 
-static inline __u64 pib_get64(const __u8 *p)
+static_assert(sizeof(struct ib_port_info) <= PIB_SMP_DATA_LEN, "PortInfo");
+static_assert(sizeof(union pib_port_info) == PIB_SMP_DATA_LEN, "PortInfo");
+
+/*
+ * PortInfo bytes past the end of struct ib_port_info's members:
+ * LinkSpeedExtActive (4 bits) and LinkSpeedExtSupported (4), then 3
+ * reserved bits and LinkSpeedExtEnabled (5).
+ */
+#define PIB_PI_LINK_SPEED_EXT		62
+#define PIB_PI_LINK_SPEED_EXT_ENABLED	63
+
+/* The @mask wide field @shift bits up in @byte. */
+static inline __u8 pib_pi_bits(__u8 byte, unsigned int shift, __u8 mask)
 {
-	return (__u64)pib_get32(p) << 32 | pib_get32(p + 4);
+	return byte >> shift & mask;
 }
 
-static inline void pib_put64(__u8 *p, __u64 v)
+/* Store @v in the @mask wide field @shift bits up in *@byte; keep the rest. */
+static inline void pib_pi_set_bits(__u8 *byte, unsigned int shift, __u8 mask,
+				   __u8 v)
 {
-	pib_put32(p, v >> 32);
-	pib_put32(p + 4, v);
+	*byte = (*byte & ~(mask << shift)) | (v & mask) << shift;
 }
 
-static inline void pib_portinfo_pack(__u8 *d, const struct pib_portinfo *pi)
+/*
+ * PortInfo's packed sub-fields (IBA 14.2.5.6, Table 148): pib_pi_NAME()
+ * reads one, pib_pi_set_NAME() writes one and keeps the byte's other bits.
+ * A value wider than its field is cut to the field's width, as the wire
+ * cuts it. The LinkSpeedExt fields lie past the kernel's struct: their @pi
+ * must be a union pib_port_info's.
+ */
+
+/* LinkSpeedSupported */
+static inline __u8 pib_pi_link_speed_supported(const struct ib_port_info *pi)
 {
-	__builtin_memset(d, 0, PIB_SMP_DATA_LEN);
-	pib_put64(d, pi->mkey);
-	pib_put64(d + 8, pi->gid_prefix);
-	pib_put16(d + 16, pi->lid);
-	pib_put16(d + 18, pi->sm_lid);
-	pib_put32(d + 20, pi->cap_mask);
-	pib_put16(d + 24, pi->diag_code);
-	pib_put16(d + 26, pi->mkey_lease_period);
-	d[28] = pi->local_port_num;
-	d[29] = pi->link_width_enabled;
-	d[30] = pi->link_width_supported;
-	d[31] = pi->link_width_active;
-	d[32] = pi->link_speed_supported << 4 | (pi->port_state & 0xf);
-	d[33] = pi->phys_state << 4 | (pi->link_down_default & 0xf);
-	d[34] = pi->mkey_protect << 6 | (pi->lmc & 0x7);
-	d[35] = pi->link_speed_active << 4 | (pi->link_speed_enabled & 0xf);
-	d[36] = pi->neighbor_mtu << 4 | (pi->sm_sl & 0xf);
-	d[37] = pi->vl_cap << 4 | (pi->init_type & 0xf);
-	d[38] = pi->vl_high_limit;
-	d[39] = pi->vl_arb_high_cap;
-	d[40] = pi->vl_arb_low_cap;
-	d[41] = pi->init_type_reply << 4 | (pi->mtu_cap & 0xf);
-	d[42] = pi->vl_stall_count << 5 | (pi->hoq_life & 0x1f);
-	d[43] = pi->operational_vls << 4 | (pi->enforcement & 0xf);
-	pib_put16(d + 44, pi->mkey_violations);
-	pib_put16(d + 46, pi->pkey_violations);
-	pib_put16(d + 48, pi->qkey_violations);
-	d[50] = pi->guid_cap;
-	d[51] = !!pi->client_reregister << 7 | (pi->subnet_timeout & 0x1f);
-	d[52] = pi->resp_time_value & 0x1f;
-	d[53] = pi->local_phy_errors << 4 | (pi->overrun_errors & 0xf);
-	pib_put16(d + 54, pi->max_credit_hint);
-	pib_put24(d + 57, pi->link_roundtrip_latency);
-	pib_put16(d + 60, pi->cap_mask2);
-	d[62] = pi->link_speed_ext_active << 4 |
-		(pi->link_speed_ext_supported & 0xf);
-	d[63] = pi->link_speed_ext_enabled & 0x1f;
+	return pib_pi_bits(pi->linkspeed_portstate, 4, 0xf);
 }
 
-static inline void pib_portinfo_unpack(const __u8 *d, struct pib_portinfo *pi)
+static inline void pib_pi_set_link_speed_supported(struct ib_port_info *pi,
+						   __u8 v)
 {
-	pi->mkey = pib_get64(d);
-	pi->gid_prefix = pib_get64(d + 8);
-	pi->lid = pib_get16(d + 16);
-	pi->sm_lid = pib_get16(d + 18);
-	pi->cap_mask = pib_get32(d + 20);
-	pi->diag_code = pib_get16(d + 24);
-	pi->mkey_lease_period = pib_get16(d + 26);
-	pi->local_port_num = d[28];
-	pi->link_width_enabled = d[29];
-	pi->link_width_supported = d[30];
-	pi->link_width_active = d[31];
-	pi->link_speed_supported = d[32] >> 4;
-	pi->port_state = d[32] & 0xf;
-	pi->phys_state = d[33] >> 4;
-	pi->link_down_default = d[33] & 0xf;
-	pi->mkey_protect = d[34] >> 6;
-	pi->lmc = d[34] & 0x7;
-	pi->link_speed_active = d[35] >> 4;
-	pi->link_speed_enabled = d[35] & 0xf;
-	pi->neighbor_mtu = d[36] >> 4;
-	pi->sm_sl = d[36] & 0xf;
-	pi->vl_cap = d[37] >> 4;
-	pi->init_type = d[37] & 0xf;
-	pi->vl_high_limit = d[38];
-	pi->vl_arb_high_cap = d[39];
-	pi->vl_arb_low_cap = d[40];
-	pi->init_type_reply = d[41] >> 4;
-	pi->mtu_cap = d[41] & 0xf;
-	pi->vl_stall_count = d[42] >> 5;
-	pi->hoq_life = d[42] & 0x1f;
-	pi->operational_vls = d[43] >> 4;
-	pi->enforcement = d[43] & 0xf;
-	pi->mkey_violations = pib_get16(d + 44);
-	pi->pkey_violations = pib_get16(d + 46);
-	pi->qkey_violations = pib_get16(d + 48);
-	pi->guid_cap = d[50];
-	pi->client_reregister = d[51] >> 7;
-	pi->subnet_timeout = d[51] & 0x1f;
-	pi->resp_time_value = d[52] & 0x1f;
-	pi->local_phy_errors = d[53] >> 4;
-	pi->overrun_errors = d[53] & 0xf;
-	pi->max_credit_hint = pib_get16(d + 54);
-	pi->link_roundtrip_latency = pib_get24(d + 57);
-	pi->cap_mask2 = pib_get16(d + 60);
-	pi->link_speed_ext_active = d[62] >> 4;
-	pi->link_speed_ext_supported = d[62] & 0xf;
-	pi->link_speed_ext_enabled = d[63] & 0x1f;
+	pib_pi_set_bits(&pi->linkspeed_portstate, 4, 0xf, v);
+}
+
+/* PortState: enum ib_port_state */
+static inline __u8 pib_pi_port_state(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->linkspeed_portstate, 0, 0xf);
+}
+
+static inline void pib_pi_set_port_state(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->linkspeed_portstate, 0, 0xf, v);
+}
+
+/* PortPhysicalState: enum pib_phys_state */
+static inline __u8 pib_pi_phys_state(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->portphysstate_linkdown, 4, 0xf);
+}
+
+static inline void pib_pi_set_phys_state(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->portphysstate_linkdown, 4, 0xf, v);
+}
+
+/* LinkDownDefaultState: enum pib_phys_state */
+static inline __u8 pib_pi_link_down_default(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->portphysstate_linkdown, 0, 0xf);
+}
+
+static inline void pib_pi_set_link_down_default(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->portphysstate_linkdown, 0, 0xf, v);
+}
+
+/* M_KeyProtectBits */
+static inline __u8 pib_pi_mkey_protect(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->mkeyprot_resv_lmc, 6, 0x3);
+}
+
+static inline void pib_pi_set_mkey_protect(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->mkeyprot_resv_lmc, 6, 0x3, v);
+}
+
+/* LMC */
+static inline __u8 pib_pi_lmc(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->mkeyprot_resv_lmc, 0, 0x7);
+}
+
+static inline void pib_pi_set_lmc(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->mkeyprot_resv_lmc, 0, 0x7, v);
+}
+
+/* LinkSpeedActive */
+static inline __u8 pib_pi_link_speed_active(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->linkspeedactive_enabled, 4, 0xf);
+}
+
+static inline void pib_pi_set_link_speed_active(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->linkspeedactive_enabled, 4, 0xf, v);
+}
+
+/* LinkSpeedEnabled */
+static inline __u8 pib_pi_link_speed_enabled(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->linkspeedactive_enabled, 0, 0xf);
+}
+
+static inline void pib_pi_set_link_speed_enabled(struct ib_port_info *pi,
+						 __u8 v)
+{
+	pib_pi_set_bits(&pi->linkspeedactive_enabled, 0, 0xf, v);
+}
+
+/* NeighborMTU: enum ib_mtu */
+static inline __u8 pib_pi_neighbor_mtu(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->neighbormtu_mastersmsl, 4, 0xf);
+}
+
+static inline void pib_pi_set_neighbor_mtu(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->neighbormtu_mastersmsl, 4, 0xf, v);
+}
+
+/* MasterSMSL */
+static inline __u8 pib_pi_sm_sl(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->neighbormtu_mastersmsl, 0, 0xf);
+}
+
+static inline void pib_pi_set_sm_sl(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->neighbormtu_mastersmsl, 0, 0xf, v);
+}
+
+/* VLCap */
+static inline __u8 pib_pi_vl_cap(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->vlcap_inittype, 4, 0xf);
+}
+
+static inline void pib_pi_set_vl_cap(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->vlcap_inittype, 4, 0xf, v);
+}
+
+/* MTUCap: enum ib_mtu */
+static inline __u8 pib_pi_mtu_cap(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->inittypereply_mtucap, 0, 0xf);
+}
+
+static inline void pib_pi_set_mtu_cap(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->inittypereply_mtucap, 0, 0xf, v);
+}
+
+/* OperationalVLs */
+static inline __u8 pib_pi_operational_vls(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->operationalvl_pei_peo_fpi_fpo, 4, 0xf);
+}
+
+static inline void pib_pi_set_operational_vls(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->operationalvl_pei_peo_fpi_fpo, 4, 0xf, v);
+}
+
+/* ClientReregister */
+static inline __u8 pib_pi_client_reregister(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->clientrereg_resv_subnetto, 7, 0x1);
+}
+
+static inline void pib_pi_set_client_reregister(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->clientrereg_resv_subnetto, 7, 0x1, v);
+}
+
+/* SubnetTimeOut */
+static inline __u8 pib_pi_subnet_timeout(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->clientrereg_resv_subnetto, 0, 0x1f);
+}
+
+static inline void pib_pi_set_subnet_timeout(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->clientrereg_resv_subnetto, 0, 0x1f, v);
+}
+
+/* RespTimeValue */
+static inline __u8 pib_pi_resp_time_value(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(pi->resv_resptimevalue, 0, 0x1f);
+}
+
+static inline void pib_pi_set_resp_time_value(struct ib_port_info *pi, __u8 v)
+{
+	pib_pi_set_bits(&pi->resv_resptimevalue, 0, 0x1f, v);
+}
+
+/* LinkSpeedExtActive */
+static inline __u8 pib_pi_link_speed_ext_active(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(((const __u8 *)pi)[PIB_PI_LINK_SPEED_EXT], 4, 0xf);
+}
+
+static inline void pib_pi_set_link_speed_ext_active(struct ib_port_info *pi,
+						    __u8 v)
+{
+	pib_pi_set_bits((__u8 *)pi + PIB_PI_LINK_SPEED_EXT, 4, 0xf, v);
+}
+
+/* LinkSpeedExtSupported */
+static inline __u8
+pib_pi_link_speed_ext_supported(const struct ib_port_info *pi)
+{
+	return pib_pi_bits(((const __u8 *)pi)[PIB_PI_LINK_SPEED_EXT], 0, 0xf);
+}
+
+static inline void pib_pi_set_link_speed_ext_supported(struct ib_port_info *pi,
+						       __u8 v)
+{
+	pib_pi_set_bits((__u8 *)pi + PIB_PI_LINK_SPEED_EXT, 0, 0xf, v);
+}
+
+/* LinkSpeedExtEnabled */
+static inline __u8 pib_pi_link_speed_ext_enabled(const struct ib_port_info *pi)
+{
+	const __u8 *raw = (const __u8 *)pi;
+
+	return pib_pi_bits(raw[PIB_PI_LINK_SPEED_EXT_ENABLED], 0, 0x1f);
+}
+
+static inline void pib_pi_set_link_speed_ext_enabled(struct ib_port_info *pi,
+						     __u8 v)
+{
+	pib_pi_set_bits((__u8 *)pi + PIB_PI_LINK_SPEED_EXT_ENABLED, 0, 0x1f, v);
 }
 
 /*
@@ -1071,10 +1351,10 @@ static inline void pib_portinfo_unpack(const __u8 *d, struct pib_portinfo *pi)
  */
 extern const __u8 pib_port_state_ok[5][5];
 
-/* May a port in state @cur be set to @req? Both are enum pib_port_state. */
+/* May a port in state @cur be set to @req? Both are enum ib_port_state. */
 static inline int pib_port_state_change_ok(unsigned int cur, unsigned int req)
 {
-	return cur <= PIB_PORT_ACTIVE && req <= PIB_PORT_ACTIVE &&
+	return cur <= IB_PORT_ACTIVE && req <= IB_PORT_ACTIVE &&
 	       pib_port_state_ok[cur][req];
 }
 
@@ -1149,10 +1429,10 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 
 	__builtin_memset(p, 0, PIB_HELLO_PKT_LEN);
 	pib_lrh_pack(p, &lrh);
-	pib_put32(p + PIB_LRH_LEN, PIB_HELLO_MAGIC);
+	put_unaligned_be32(PIB_HELLO_MAGIC, p + PIB_LRH_LEN);
 	p[PIB_LRH_LEN + 4] = h->version;
 	p[PIB_LRH_LEN + 5] = h->num_ports;
-	pib_put64(p + PIB_LRH_LEN + 8, h->switch_guid);
+	put_unaligned_be64(h->switch_guid, p + PIB_LRH_LEN + 8);
 	return pib_pkt_seal(p, PIB_LRH_LEN + PIB_HELLO_LEN);
 }
 
@@ -1163,12 +1443,12 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
 				  struct pib_hello *h)
 {
-	if (len != PIB_HELLO_LEN || pib_get32(payload) != PIB_HELLO_MAGIC ||
-	    payload[4] != PIB_HELLO_VERSION || !pib_get64(payload + 8))
+	if (len != PIB_HELLO_LEN || get_unaligned_be32(payload) != PIB_HELLO_MAGIC ||
+	    payload[4] != PIB_HELLO_VERSION || !get_unaligned_be64(payload + 8))
 		return -1;
 	h->version = payload[4];
 	h->num_ports = payload[5];
-	h->switch_guid = pib_get64(payload + 8);
+	h->switch_guid = get_unaligned_be64(payload + 8);
 	return 0;
 }
 
@@ -1196,7 +1476,7 @@ enum pib_dr_verdict {
 
 static inline int pib_smp_returning(const __u8 *smp)
 {
-	return !!(pib_get16(smp + PIB_SMP_STATUS) & PIB_SMP_DIRECTION);
+	return !!(get_unaligned_be16(smp + PIB_SMP_STATUS) & PIB_SMP_DIRECTION);
 }
 
 /**
@@ -1225,8 +1505,8 @@ static inline enum pib_dr_verdict pib_dr_switch_route(__u8 *smp,
 	unsigned int hp = smp[PIB_SMP_HOP_PTR], hc = smp[PIB_SMP_HOP_CNT];
 
 	if (hc > PIB_SMP_MAX_HOPS ||
-	    pib_get16(smp + PIB_SMP_DR_SLID) != PIB_PERMISSIVE_LID ||
-	    pib_get16(smp + PIB_SMP_DR_DLID) != PIB_PERMISSIVE_LID)
+	    get_unaligned_be16(smp + PIB_SMP_DR_SLID) != PIB_PERMISSIVE_LID ||
+	    get_unaligned_be16(smp + PIB_SMP_DR_DLID) != PIB_PERMISSIVE_LID)
 		return PIB_DR_DISCARD;
 	if (!pib_smp_returning(smp)) {
 		if (!hc || !hp || hp > hc)

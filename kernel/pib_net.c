@@ -385,8 +385,8 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->subnet_prefix = PIB_GID_PREFIX;
 	sw->pkeys[0] = PIB_DEFAULT_PKEY;
 	for (i = 1; i <= PIB_SW_NUM_PORTS; i++)
-		sw->ports[i].state = PIB_PORT_DOWN;
-	sw->ports[0].state = PIB_PORT_INIT;	/* port 0 has no link to lose */
+		sw->ports[i].state = IB_PORT_DOWN;
+	sw->ports[0].state = IB_PORT_INIT;	/* port 0 has no link to lose */
 	sw->ports[0].up = true;
 	sw->lft = kvmalloc(PIB_SW_LFT_CAP, GFP_KERNEL);
 	if (!sw->lft) {

@@ -24,6 +24,53 @@ static bool pib_pma_port_ok(u8 port_select)
 	return port_select == PIB_PORT_NUM || port_select == 0xff;
 }
 
+/**
+ * struct pib_pma_clear - a counter that a Set's CounterSelect bit clears
+ * @sel: the CounterSelect bit (big-endian, as in the MAD)
+ * @off: the counter's offset in struct pib_counters
+ */
+struct pib_pma_clear {
+	__be16 sel;
+	size_t off;
+};
+
+#define PIB_PMA_CLEAR(bit, field) \
+	{ bit, offsetof(struct pib_counters, field) }
+
+/* PortCounters' CounterSelect (IBA 16.1.3.5, Table 247). */
+static const struct pib_pma_clear pib_pma_clear_pc[] = {
+	PIB_PMA_CLEAR(IB_PMA_SEL_LINK_DOWNED, link_downed),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_RCV_ERRORS, rcv_errors),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_XMIT_DISCARDS, xmit_discards),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_XMIT_DATA, xmit_words),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_RCV_DATA, rcv_words),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_XMIT_PACKETS, xmit_packets),
+	PIB_PMA_CLEAR(IB_PMA_SEL_PORT_RCV_PACKETS, rcv_packets),
+};
+
+/* PortCountersExtended's CounterSelect (IBA 16.1.4.11, Table 270). */
+static const struct pib_pma_clear pib_pma_clear_pcx[] = {
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_XMIT_DATA, xmit_words),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_RCV_DATA, rcv_words),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_XMIT_PACKETS, xmit_packets),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_RCV_PACKETS, rcv_packets),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_UNI_XMIT_PACKETS, ucast_xmit_packets),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_UNI_RCV_PACKETS, ucast_rcv_packets),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_MULTI_XMIT_PACKETS, mcast_xmit_packets),
+	PIB_PMA_CLEAR(IB_PMA_SELX_PORT_MULTI_RCV_PACKETS, mcast_rcv_packets),
+};
+
+/* A Set clears the counters its CounterSelect names. */
+static void pib_pma_clear(struct pib_counters *c, __be16 sel,
+			  const struct pib_pma_clear *t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (sel & t[i].sel)
+			atomic64_set((atomic64_t *)((u8 *)c + t[i].off), 0);
+}
+
 static int pib_pma_counters(struct pib_dev *dev, struct ib_pma_mad *pmad)
 {
 	struct ib_pma_portcounters *pc = (void *)pmad->data;
@@ -33,22 +80,9 @@ static int pib_pma_counters(struct pib_dev *dev, struct ib_pma_mad *pmad)
 
 	if (!pib_pma_port_ok(port_select))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	if (pmad->mad_hdr.method == IB_MGMT_METHOD_SET) {
-		if (sel & IB_PMA_SEL_LINK_DOWNED)
-			atomic64_set(&c->link_downed, 0);
-		if (sel & IB_PMA_SEL_PORT_RCV_ERRORS)
-			atomic64_set(&c->rcv_errors, 0);
-		if (sel & IB_PMA_SEL_PORT_XMIT_DISCARDS)
-			atomic64_set(&c->xmit_discards, 0);
-		if (sel & IB_PMA_SEL_PORT_XMIT_DATA)
-			atomic64_set(&c->xmit_words, 0);
-		if (sel & IB_PMA_SEL_PORT_RCV_DATA)
-			atomic64_set(&c->rcv_words, 0);
-		if (sel & IB_PMA_SEL_PORT_XMIT_PACKETS)
-			atomic64_set(&c->xmit_packets, 0);
-		if (sel & IB_PMA_SEL_PORT_RCV_PACKETS)
-			atomic64_set(&c->rcv_packets, 0);
-	}
+	if (pmad->mad_hdr.method == IB_MGMT_METHOD_SET)
+		pib_pma_clear(c, sel, pib_pma_clear_pc,
+			      ARRAY_SIZE(pib_pma_clear_pc));
 	memset(pmad->data, 0, sizeof(pmad->data));
 	pc->port_select = port_select;
 	pc->counter_select = sel;
@@ -62,7 +96,6 @@ static int pib_pma_counters(struct pib_dev *dev, struct ib_pma_mad *pmad)
 	return 0;
 }
 
-/* pib has no multicast traffic yet: every packet counted is unicast. */
 static int pib_pma_counters_ext(struct pib_dev *dev, struct ib_pma_mad *pmad)
 {
 	struct ib_pma_portcounters_ext *pc = (void *)pmad->data;
@@ -72,18 +105,9 @@ static int pib_pma_counters_ext(struct pib_dev *dev, struct ib_pma_mad *pmad)
 
 	if (!pib_pma_port_ok(port_select))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	if (pmad->mad_hdr.method == IB_MGMT_METHOD_SET) {
-		if (sel & IB_PMA_SELX_PORT_XMIT_DATA)
-			atomic64_set(&c->xmit_words, 0);
-		if (sel & IB_PMA_SELX_PORT_RCV_DATA)
-			atomic64_set(&c->rcv_words, 0);
-		if (sel & (IB_PMA_SELX_PORT_XMIT_PACKETS |
-			   IB_PMA_SELX_PORT_UNI_XMIT_PACKETS))
-			atomic64_set(&c->xmit_packets, 0);
-		if (sel & (IB_PMA_SELX_PORT_RCV_PACKETS |
-			   IB_PMA_SELX_PORT_UNI_RCV_PACKETS))
-			atomic64_set(&c->rcv_packets, 0);
-	}
+	if (pmad->mad_hdr.method == IB_MGMT_METHOD_SET)
+		pib_pma_clear(c, sel, pib_pma_clear_pcx,
+			      ARRAY_SIZE(pib_pma_clear_pcx));
 	memset(pmad->data, 0, sizeof(pmad->data));
 	pc->port_select = port_select;
 	pc->counter_select = sel;
@@ -91,8 +115,14 @@ static int pib_pma_counters_ext(struct pib_dev *dev, struct ib_pma_mad *pmad)
 	pc->port_rcv_data = cpu_to_be64(atomic64_read(&c->rcv_words));
 	pc->port_xmit_packets = cpu_to_be64(atomic64_read(&c->xmit_packets));
 	pc->port_rcv_packets = cpu_to_be64(atomic64_read(&c->rcv_packets));
-	pc->port_unicast_xmit_packets = pc->port_xmit_packets;
-	pc->port_unicast_rcv_packets = pc->port_rcv_packets;
+	pc->port_unicast_xmit_packets =
+		cpu_to_be64(atomic64_read(&c->ucast_xmit_packets));
+	pc->port_unicast_rcv_packets =
+		cpu_to_be64(atomic64_read(&c->ucast_rcv_packets));
+	pc->port_multicast_xmit_packets =
+		cpu_to_be64(atomic64_read(&c->mcast_xmit_packets));
+	pc->port_multicast_rcv_packets =
+		cpu_to_be64(atomic64_read(&c->mcast_rcv_packets));
 	return 0;
 }
 

@@ -279,6 +279,76 @@ void pib_qp_kick(struct pib_qp *qp)
 	queue_work(pib_wq, &qp->work);
 }
 
+/* Names of the transport's progress states, for traces and debugging. */
+static const char * const pib_req_state_names[] = {
+	[PIB_REQ_SENDING] = "sending",
+	[PIB_REQ_RNR_WAIT] = "rnr_wait",
+};
+
+static const char * const pib_comp_state_names[] = {
+	[PIB_COMP_IN_ORDER] = "in_order",
+	[PIB_COMP_READ_GAP] = "read_gap",
+};
+
+static const char * const pib_resp_state_names[] = {
+	[PIB_RESP_IN_ORDER] = "in_order",
+	[PIB_RESP_SEQ_NAK_SENT] = "seq_nak_sent",
+};
+
+static const char * const pib_resp_msg_state_names[] = {
+	[PIB_RESP_MSG_NONE] = "none",
+	[PIB_RESP_MSG_SEND] = "send",
+	[PIB_RESP_MSG_WRITE] = "write",
+};
+
+/**
+ * pib_req_state_name() - the name of a requester state
+ * @state: the state
+ *
+ * Return: its name, "?" for a value that is not one.
+ */
+const char *pib_req_state_name(enum pib_req_state state)
+{
+	return pib_name_of(pib_req_state_names,
+			   ARRAY_SIZE(pib_req_state_names), state);
+}
+
+/**
+ * pib_comp_state_name() - the name of a completer state
+ * @state: the state
+ *
+ * Return: its name, "?" for a value that is not one.
+ */
+const char *pib_comp_state_name(enum pib_comp_state state)
+{
+	return pib_name_of(pib_comp_state_names,
+			   ARRAY_SIZE(pib_comp_state_names), state);
+}
+
+/**
+ * pib_resp_state_name() - the name of a responder PSN state
+ * @state: the state
+ *
+ * Return: its name, "?" for a value that is not one.
+ */
+const char *pib_resp_state_name(enum pib_resp_state state)
+{
+	return pib_name_of(pib_resp_state_names,
+			   ARRAY_SIZE(pib_resp_state_names), state);
+}
+
+/**
+ * pib_resp_msg_state_name() - the name of a responder message state
+ * @state: the state
+ *
+ * Return: its name, "?" for a value that is not one.
+ */
+const char *pib_resp_msg_state_name(enum pib_resp_msg_state state)
+{
+	return pib_name_of(pib_resp_msg_state_names,
+			   ARRAY_SIZE(pib_resp_msg_state_names), state);
+}
+
 /* Forget all transport state, as a move to RESET does. */
 static void pib_qp_reset(struct pib_qp *qp)
 {
@@ -292,10 +362,12 @@ static void pib_qp_reset(struct pib_qp *qp)
 	}
 	sq->fetched = sq->ring.cons;
 	memset(&qp->req, 0, offsetof(struct pib_req, timer));
+	pib_req_set_state(qp, PIB_REQ_SENDING);
+	pib_comp_set_state(qp, PIB_COMP_IN_ORDER);
 	qp->req.cur = sq->ring.cons;
-	qp->resp.in_msg = false;
+	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 	qp->resp.have_wqe = false;
-	qp->resp.nak_psn_sent = false;
+	pib_resp_set_state(qp, PIB_RESP_IN_ORDER);
 	qp->resp.ack_due = false;
 	qp->resp.reads_due = false;
 	qp->resp.res_head = 0;

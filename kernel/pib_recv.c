@@ -76,20 +76,16 @@ static bool pib_qp_pkey_ok(struct pib_dev *dev, struct pib_qp *qp, u16 pkey,
 /* The transport of a BTH opcode must be the QP's. */
 static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
 {
+	u32 f = pib_opcodes[op].flags;
+
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		return op <= PIB_OP_RC_SEND_ONLY_INV;
+		return f & PIB_OPF_RC;
 	case IB_QPT_UC:
-		return op >= PIB_OP_UC_SEND_FIRST && op <= PIB_OP_UC_WRITE_ONLY_IMM;
+		return f & PIB_OPF_UC;
 	default:
-		return op == PIB_OP_UD_SEND_ONLY || op == PIB_OP_UD_SEND_ONLY_IMM;
+		return f & PIB_OPF_UD;
 	}
-}
-
-static bool pib_op_is_response(u8 op)
-{
-	return op >= PIB_OP_RC_READ_RESPONSE_FIRST &&
-	       op <= PIB_OP_RC_ATOMIC_ACKNOWLEDGE;
 }
 
 /* Hand a unicast packet to its QP (under RCU). */
@@ -112,7 +108,7 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 	case IB_QPT_UC:
 		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid))
 			return;
-		if (pib_op_is_response(op))
+		if (pib_opcodes[op].flags & PIB_OPF_RESP)
 			pib_comp_rcv(qp, pkt, buf);
 		else
 			pib_resp_rcv(qp, pkt, buf);
@@ -136,7 +132,8 @@ static bool pib_special_qp_takes(struct pib_dev *dev,
 
 	if (pib_mad_check(qpn, pkt, buf) ||
 	    (qpn == 0 && pkt->lrh.vl != PIB_VL15) ||
-	    (qpn == 1 && pib_get32(buf + pkt->hdr_len) != IB_QP1_QKEY)) {
+	    (qpn == 1 &&
+	     pib_deth_qkey(pib_pkt_ext(buf, pkt, PIB_EXT_DETH)) != IB_QP1_QKEY)) {
 		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_MAD);
 		return false;
 	}
@@ -175,9 +172,11 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 	}
 	atomic64_inc(&c->rcv_packets);
 	atomic64_add((len - PIB_VCRC_LEN) / 4, &c->rcv_words);
+	atomic64_inc(pib_lid_is_mcast(pkt.lrh.dlid) ? &c->mcast_rcv_packets :
+						      &c->ucast_rcv_packets);
 	qpn = pkt.bth.dest_qp;
 	rcu_read_lock();
-	if (pkt.lrh.dlid >= PIB_LID_MCAST && pkt.lrh.dlid != PIB_PERMISSIVE_LID) {
+	if (pib_lid_is_mcast(pkt.lrh.dlid)) {
 		if (qpn == PIB_MCAST_QPN && pkt.ext & PIB_EXT_DETH)
 			pib_mcast_deliver(dev, &pkt, buf);
 	} else if (!pib_port_owns_dgid(dev, &pkt)) {
@@ -224,13 +223,15 @@ bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
 	spin_lock_irqsave(&txq->lock, flags);
 	while ((skb = __skb_dequeue(q))) {
 		if (state == IB_PORT_DOWN ||
-		    (state != IB_PORT_ACTIVE && (skb->data[0] >> 4) != PIB_VL15)) {
+		    (state != IB_PORT_ACTIVE && pib_lrh_vl(skb->data) != PIB_VL15)) {
 			atomic64_inc(&c->xmit_discards);
 			kfree_skb(skb);
 			continue;
 		}
 		atomic64_inc(&c->xmit_packets);
 		atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
+		atomic64_inc(pib_lid_is_mcast(pib_lrh_dlid(skb->data)) ?
+			     &c->mcast_xmit_packets : &c->ucast_xmit_packets);
 		__skb_queue_tail(txq, skb);
 		any = true;
 	}

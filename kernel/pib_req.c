@@ -20,9 +20,17 @@
 /* Rounds of pib_qp_run() before it leaves the rest to the QP's work. */
 #define PIB_QP_ROUNDS		4
 
-#define PIB_QPT_RC		BIT(0)
-#define PIB_QPT_UC		BIT(1)
-#define PIB_QPT_UD		BIT(2)
+/* A QP's transport (UD for the special QPs too), as an index and a bit. */
+enum pib_qpt_idx {
+	PIB_QPT_IDX_RC,
+	PIB_QPT_IDX_UC,
+	PIB_QPT_IDX_UD,
+	PIB_QPT_NUM
+};
+
+#define PIB_QPT_RC		BIT(PIB_QPT_IDX_RC)
+#define PIB_QPT_UC		BIT(PIB_QPT_IDX_UC)
+#define PIB_QPT_UD		BIT(PIB_QPT_IDX_UD)
 
 /* What a WQE opcode does. */
 #define PIB_WRF_SEND		BIT(0)	/* payload to a receive WQE */
@@ -38,47 +46,42 @@
  * @qp_types: PIB_QPT_* that may post it
  * @flags: PIB_WRF_*
  * @wc_opcode: enum ib_wc_opcode of its completion
- * @first: RC BTH opcode of a first packet (UC: + 0x20)
- * @middle: of a middle packet
- * @last: of a last packet
- * @only: of an only packet
+ * @only: by enum pib_qpt_idx, the BTH opcode of a message in one packet;
+ *	pib_opcodes[] names those of longer ones
  */
 struct pib_wr_rule {
 	u8 qp_types;
 	u8 flags;
 	u8 wc_opcode;
-	u8 first;
-	u8 middle;
-	u8 last;
-	u8 only;
+	u8 only[PIB_QPT_NUM];
 };
 
 static const struct pib_wr_rule pib_wr_rules[] = {
 	[PIB_WR_RDMA_WRITE] = { PIB_QPT_RC | PIB_QPT_UC, PIB_WRF_WRITE,
-		IB_WC_RDMA_WRITE, PIB_OP_RC_WRITE_FIRST, PIB_OP_RC_WRITE_MIDDLE,
-		PIB_OP_RC_WRITE_LAST, PIB_OP_RC_WRITE_ONLY },
+		IB_WC_RDMA_WRITE, { IB_OPCODE_RC_RDMA_WRITE_ONLY,
+				    IB_OPCODE_UC_RDMA_WRITE_ONLY } },
 	[PIB_WR_RDMA_WRITE_WITH_IMM] = { PIB_QPT_RC | PIB_QPT_UC,
 		PIB_WRF_WRITE | PIB_WRF_IMM, IB_WC_RDMA_WRITE,
-		PIB_OP_RC_WRITE_FIRST, PIB_OP_RC_WRITE_MIDDLE,
-		PIB_OP_RC_WRITE_LAST_IMM, PIB_OP_RC_WRITE_ONLY_IMM },
+		{ IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+		  IB_OPCODE_UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE } },
 	[PIB_WR_SEND] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD, PIB_WRF_SEND,
-		IB_WC_SEND, PIB_OP_RC_SEND_FIRST, PIB_OP_RC_SEND_MIDDLE,
-		PIB_OP_RC_SEND_LAST, PIB_OP_RC_SEND_ONLY },
+		IB_WC_SEND, { IB_OPCODE_RC_SEND_ONLY, IB_OPCODE_UC_SEND_ONLY,
+			      IB_OPCODE_UD_SEND_ONLY } },
 	[PIB_WR_SEND_WITH_IMM] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD,
-		PIB_WRF_SEND | PIB_WRF_IMM, IB_WC_SEND, PIB_OP_RC_SEND_FIRST,
-		PIB_OP_RC_SEND_MIDDLE, PIB_OP_RC_SEND_LAST_IMM,
-		PIB_OP_RC_SEND_ONLY_IMM },
+		PIB_WRF_SEND | PIB_WRF_IMM, IB_WC_SEND,
+		{ IB_OPCODE_RC_SEND_ONLY_WITH_IMMEDIATE,
+		  IB_OPCODE_UC_SEND_ONLY_WITH_IMMEDIATE,
+		  IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE } },
 	[PIB_WR_RDMA_READ] = { PIB_QPT_RC, PIB_WRF_READ, IB_WC_RDMA_READ,
-		0, 0, 0, PIB_OP_RC_READ_REQUEST },
+		{ IB_OPCODE_RC_RDMA_READ_REQUEST } },
 	[PIB_WR_ATOMIC_CMP_AND_SWP] = { PIB_QPT_RC, PIB_WRF_ATOMIC,
-		IB_WC_COMP_SWAP, 0, 0, 0, PIB_OP_RC_COMPARE_SWAP },
+		IB_WC_COMP_SWAP, { IB_OPCODE_RC_COMPARE_SWAP } },
 	[PIB_WR_ATOMIC_FETCH_AND_ADD] = { PIB_QPT_RC, PIB_WRF_ATOMIC,
-		IB_WC_FETCH_ADD, 0, 0, 0, PIB_OP_RC_FETCH_ADD },
+		IB_WC_FETCH_ADD, { IB_OPCODE_RC_FETCH_ADD } },
 	[PIB_WR_LOCAL_INV] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD,
 		PIB_WRF_LOCAL, IB_WC_LOCAL_INV },
 	[PIB_WR_SEND_WITH_INV] = { PIB_QPT_RC, PIB_WRF_SEND | PIB_WRF_INV,
-		IB_WC_SEND, PIB_OP_RC_SEND_FIRST, PIB_OP_RC_SEND_MIDDLE,
-		PIB_OP_RC_SEND_LAST_INV, PIB_OP_RC_SEND_ONLY_INV },
+		IB_WC_SEND, { IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE } },
 };
 
 /* The rule of a WQE opcode, or NULL for one pib does not know. */
@@ -95,16 +98,21 @@ static const struct pib_wr_rule *pib_wr_rule(u32 opcode)
 	return &pib_wr_rules[opcode];
 }
 
-static u8 pib_qpt_bit(struct pib_qp *qp)
+static enum pib_qpt_idx pib_qpt_idx(struct pib_qp *qp)
 {
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
-		return PIB_QPT_RC;
+		return PIB_QPT_IDX_RC;
 	case IB_QPT_UC:
-		return PIB_QPT_UC;
+		return PIB_QPT_IDX_UC;
 	default:
-		return PIB_QPT_UD;
+		return PIB_QPT_IDX_UD;
 	}
+}
+
+static u8 pib_qpt_bit(struct pib_qp *qp)
+{
+	return BIT(pib_qpt_idx(qp));
 }
 
 /**
@@ -404,67 +412,53 @@ static int pib_req_gather(struct pib_qp *qp, struct pib_send_wqe *wqe,
 }
 
 /*
- * Extension headers of a request packet; returns their length. A RETH
- * names @rlen bytes from @roff on: a whole WRITE, or a chunk of a READ.
+ * Extension headers of a request packet at @p. A RETH names @rlen bytes
+ * from @roff on: a whole WRITE, or a chunk of a READ.
  */
-static u32 pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
-		       u32 roff, u32 rlen, u8 op, u8 *p)
+static void pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
+			u32 roff, u32 rlen, u8 op, u8 *p)
 {
-	u32 rules = pib_opcode_rules[op], off = 0;
+	u32 ext = pib_opcodes[op].ext, qkey = wqe->wr.ud.remote_qkey;
+	u64 swap_add;
 
-	if (rules & PIB_EXT_DETH) {
-		u32 qkey = wqe->wr.ud.remote_qkey;
-
-		pib_put32(p, qkey & 0x80000000 ? qp->qkey : qkey);
-		p[4] = 0;
-		pib_put24(p + 5, qp->ibqp.qp_num);
-		off += PIB_DETH_LEN;
-	}
-	if (rules & PIB_EXT_RETH) {
-		pib_put64(p + off, wqe->wr.rdma.remote_addr + roff);
-		pib_put32(p + off + 8, wqe->wr.rdma.rkey);
-		pib_put32(p + off + 12, rlen);
-		off += PIB_RETH_LEN;
-	}
-	if (rules & PIB_EXT_ATOMICETH) {
-		pib_put64(p + off, wqe->wr.atomic.remote_addr);
-		pib_put32(p + off + 8, wqe->wr.atomic.rkey);
+	if (ext & PIB_EXT_DETH)
+		pib_deth_set(pib_ext_at(p, ext, PIB_EXT_DETH),
+			     qkey & 0x80000000 ? qp->qkey : qkey,
+			     qp->ibqp.qp_num);
+	if (ext & PIB_EXT_RETH)
+		pib_reth_set(pib_ext_at(p, ext, PIB_EXT_RETH),
+			     wqe->wr.rdma.remote_addr + roff, wqe->wr.rdma.rkey,
+			     rlen);
+	if (ext & PIB_EXT_ATOMICETH) {
 		/* Fetch-and-add: the addend goes in the swap/add field. */
-		pib_put64(p + off + 12, op == PIB_OP_RC_FETCH_ADD ?
-				       wqe->wr.atomic.compare_add :
-				       wqe->wr.atomic.swap);
-		pib_put64(p + off + 20, wqe->wr.atomic.compare_add);
-		off += PIB_ATOMICETH_LEN;
+		swap_add = op == IB_OPCODE_RC_FETCH_ADD ? wqe->wr.atomic.compare_add :
+						       wqe->wr.atomic.swap;
+		pib_atmeth_set(pib_ext_at(p, ext, PIB_EXT_ATOMICETH),
+			       wqe->wr.atomic.remote_addr, wqe->wr.atomic.rkey,
+			       swap_add, wqe->wr.atomic.compare_add);
 	}
-	if (rules & (PIB_EXT_IMMDT | PIB_EXT_IETH)) {
-		/* ImmDt is kept in network order, the IETH's R_Key is not. */
-		if (rules & PIB_EXT_IETH)
-			pib_put32(p + off, wqe->ex);
-		else
-			memcpy(p + off, &wqe->ex, 4);
-		off += 4;
-	}
-	return off;
+	/* ImmDt is kept in network order, the IETH's R_Key is not. */
+	if (ext & PIB_EXT_IMMDT)
+		pib_immdt_set(pib_ext_at(p, ext, PIB_EXT_IMMDT),
+			      (__force __be32)wqe->ex);
+	if (ext & PIB_EXT_IETH)
+		pib_ieth_set(pib_ext_at(p, ext, PIB_EXT_IETH), wqe->ex);
 }
 
 /* The BTH opcode of the packet at @off of a message of @len bytes. */
 static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 			 u32 off, u32 len)
 {
-	u8 op;
+	u8 only = r->only[pib_qpt_idx(qp)];
+	const struct pib_opcode_info *op = &pib_opcodes[only];
 
-	if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
-		return r->flags & PIB_WRF_IMM ? PIB_OP_UD_SEND_ONLY_IMM :
-						PIB_OP_UD_SEND_ONLY;
-	if (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) || len <= qp->mtu)
-		op = r->only;
-	else if (!off)
-		op = r->first;
-	else if (len - off <= qp->mtu)
-		op = r->last;
-	else
-		op = r->middle;
-	return qp->ibqp.qp_type == IB_QPT_UC ? op + PIB_OP_UC_SEND_FIRST : op;
+	/* A UD datagram is one packet, a READ or atomic request too. */
+	if (pib_qpt_bit(qp) == PIB_QPT_UD ||
+	    r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) || len <= qp->mtu)
+		return only;
+	if (!off)
+		return op->first;
+	return len - off <= qp->mtu ? op->last : op->middle;
 }
 
 /*
@@ -503,7 +497,7 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);
 	bth.ack_req = qp->ibqp.qp_type == IB_QPT_RC &&
 		      (*last || req->since_ack_req + 1 >= PIB_ACK_REQ_EVERY);
-	ext_len = pib_ext_len(pib_opcode_rules[bth.opcode]);
+	ext_len = pib_ext_len(pib_opcodes[bth.opcode].ext);
 	skb = pib_pkt_new(qp, ud ? &wqe->wr.ud.av : &qp->av, &bth, ext_len, n,
 			  &ext);
 	if (!skb)
@@ -582,7 +576,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	bool last;
 	u32 psns;
 
-	while (budget > 0 && !req->rnr_wait &&
+	while (budget > 0 && req->state == PIB_REQ_SENDING &&
 	       (qp->state == IB_QPS_RTS ||
 		(qp->state == IB_QPS_SQD && req->offset))) {
 		if (req->cur == sq->fetched && !pib_req_fetch(qp))

@@ -10,58 +10,28 @@
 
 #include "pib.h"
 
-/* AETH syndromes this responder sends. */
-#define PIB_SYN_ACK		0x1f	/* ACK, end-to-end credits invalid */
-#define PIB_SYN_RNR		0x20	/* RNR NAK, | the timer code */
-#define PIB_SYN_NAK		0x60	/* NAK, | the code */
 #define PIB_UD_GRH_ROOM		40
-
-/* What a request opcode does, for the responder (RC; UC is RC + 0x20). */
-#define PIB_RQ_SEND		BIT(0)
-#define PIB_RQ_WRITE		BIT(1)
-#define PIB_RQ_READ		BIT(2)
-#define PIB_RQ_ATOMIC		BIT(3)
-#define PIB_RQ_FIRST		BIT(4)
-#define PIB_RQ_LAST		BIT(5)
-#define PIB_RQ_IMM		BIT(6)
-#define PIB_RQ_INV		BIT(7)
-#define PIB_RQ_ONLY		(PIB_RQ_FIRST | PIB_RQ_LAST)
-
-static const u8 pib_rq_ops[PIB_OP_RC_SEND_ONLY_INV + 1] = {
-	[PIB_OP_RC_SEND_FIRST] = PIB_RQ_SEND | PIB_RQ_FIRST,
-	[PIB_OP_RC_SEND_MIDDLE] = PIB_RQ_SEND,
-	[PIB_OP_RC_SEND_LAST] = PIB_RQ_SEND | PIB_RQ_LAST,
-	[PIB_OP_RC_SEND_LAST_IMM] = PIB_RQ_SEND | PIB_RQ_LAST | PIB_RQ_IMM,
-	[PIB_OP_RC_SEND_ONLY] = PIB_RQ_SEND | PIB_RQ_ONLY,
-	[PIB_OP_RC_SEND_ONLY_IMM] = PIB_RQ_SEND | PIB_RQ_ONLY | PIB_RQ_IMM,
-	[PIB_OP_RC_WRITE_FIRST] = PIB_RQ_WRITE | PIB_RQ_FIRST,
-	[PIB_OP_RC_WRITE_MIDDLE] = PIB_RQ_WRITE,
-	[PIB_OP_RC_WRITE_LAST] = PIB_RQ_WRITE | PIB_RQ_LAST,
-	[PIB_OP_RC_WRITE_LAST_IMM] = PIB_RQ_WRITE | PIB_RQ_LAST | PIB_RQ_IMM,
-	[PIB_OP_RC_WRITE_ONLY] = PIB_RQ_WRITE | PIB_RQ_ONLY,
-	[PIB_OP_RC_WRITE_ONLY_IMM] = PIB_RQ_WRITE | PIB_RQ_ONLY | PIB_RQ_IMM,
-	[PIB_OP_RC_READ_REQUEST] = PIB_RQ_READ | PIB_RQ_ONLY,
-	[PIB_OP_RC_COMPARE_SWAP] = PIB_RQ_ATOMIC | PIB_RQ_ONLY,
-	[PIB_OP_RC_FETCH_ADD] = PIB_RQ_ATOMIC | PIB_RQ_ONLY,
-	[PIB_OP_RC_SEND_LAST_INV] = PIB_RQ_SEND | PIB_RQ_LAST | PIB_RQ_INV,
-	[PIB_OP_RC_SEND_ONLY_INV] = PIB_RQ_SEND | PIB_RQ_ONLY | PIB_RQ_INV,
-};
 
 /* How a request ends: executed, or the NAK (or silence) it gets. */
 enum pib_resp_verdict {
 	PIB_RESP_OK,
 	PIB_RESP_DROP,
 	PIB_RESP_RNR,
-	PIB_RESP_NAK_INVALID = PIB_SYN_NAK | 1,
-	PIB_RESP_NAK_ACCESS = PIB_SYN_NAK | 2,
-	PIB_RESP_NAK_OP = PIB_SYN_NAK | 3,
+	PIB_RESP_NAK_INVALID = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_INVALID),
+	PIB_RESP_NAK_ACCESS = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_ACCESS),
+	PIB_RESP_NAK_OP = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_OPERATIONAL),
 };
 
-static u8 pib_rq_flags(struct pib_qp *qp, u8 op)
+/*
+ * What a request opcode does (enum pib_opcode_flags); 0 for a response,
+ * which no responder takes. pib_hca_receive() let only opcodes of the
+ * QP's transport through.
+ */
+static u32 pib_rq_flags(u8 op)
 {
-	if (qp->ibqp.qp_type == IB_QPT_UC)
-		op -= PIB_OP_UC_SEND_FIRST;
-	return op < ARRAY_SIZE(pib_rq_ops) ? pib_rq_ops[op] : 0;
+	u32 f = pib_opcodes[op].flags;
+
+	return f & PIB_OPF_RESP ? 0 : f;
 }
 
 /* An ACK, NAK or atomic ACK for @psn onto @q. */
@@ -69,23 +39,23 @@ static void pib_resp_ack(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
 			 u8 syn, const u64 *orig)
 {
 	struct pib_bth bth = {
-		.opcode = orig ? PIB_OP_RC_ATOMIC_ACKNOWLEDGE :
-				 PIB_OP_RC_ACKNOWLEDGE,
+		.opcode = orig ? IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE :
+				 IB_OPCODE_RC_ACKNOWLEDGE,
 		.dest_qp = qp->dest_qpn,
 		.psn = psn,
 	};
+	u32 ext_hdrs = pib_opcodes[bth.opcode].ext;
 	struct sk_buff *skb;
 	u8 *ext;
 
-	skb = pib_pkt_new(qp, &qp->av, &bth,
-			  PIB_AETH_LEN + (orig ? PIB_ATOMICACKETH_LEN : 0), 0,
-			  &ext);
+	skb = pib_pkt_new(qp, &qp->av, &bth, pib_ext_len(ext_hdrs), 0, &ext);
 	if (!skb)
 		return;
-	ext[0] = syn;
-	pib_put24(ext + 1, qp->resp.msn);
+	pib_aeth_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_AETH), syn,
+		     qp->resp.msn);
 	if (orig)
-		pib_put64(ext + PIB_AETH_LEN, *orig);
+		pib_atmack_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_ATOMICACKETH),
+			       *orig);
 	pib_pkt_finish(skb);
 	__skb_queue_tail(q, skb);
 }
@@ -148,12 +118,12 @@ static bool pib_resp_get_wqe(struct pib_qp *qp)
 
 /* Complete the receive WQE in hand. */
 static void pib_resp_complete(struct pib_qp *qp, const struct pib_pkt *pkt,
-			      const u8 *buf, enum ib_wc_status status, u8 f)
+			      const u8 *buf, enum ib_wc_status status, u32 f)
 {
 	struct pib_cqe cqe = {
 		.wr_id = qp->resp.wqe->wr_id,
 		.status = status,
-		.opcode = f & PIB_RQ_WRITE ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+		.opcode = f & PIB_OPF_WRITE ? IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
 		.byte_len = qp->resp.offset,
 		.qp_num = qp->ibqp.qp_num,
 		.src_qp = qp->dest_qpn,
@@ -163,22 +133,23 @@ static void pib_resp_complete(struct pib_qp *qp, const struct pib_pkt *pkt,
 	};
 
 	/* ImmDt stays in network order, the IETH's R_Key does not. */
-	if (status == IB_WC_SUCCESS && f & PIB_RQ_INV) {
-		cqe.ex = pib_get32(buf + pkt->payload_off - 4);
+	if (status == IB_WC_SUCCESS && f & PIB_OPF_INV) {
+		cqe.ex = pib_ieth_rkey(pib_pkt_ext(buf, pkt, PIB_EXT_IETH));
 		cqe.wc_flags = PIB_WC_WITH_INV;
-	} else if (status == IB_WC_SUCCESS && f & PIB_RQ_IMM) {
-		memcpy(&cqe.ex, buf + pkt->payload_off - 4, 4);
+	} else if (status == IB_WC_SUCCESS && f & PIB_OPF_IMM) {
+		cqe.ex = (__force u32)pib_immdt_get(pib_pkt_ext(buf, pkt,
+								PIB_EXT_IMMDT));
 		cqe.wc_flags = PIB_WC_WITH_IMM;
 	}
 	qp->resp.have_wqe = false;
-	qp->resp.in_msg = false;
+	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 	pib_rq_cqe(qp, &cqe, pkt->bth.se);
 }
 
 /* A SEND packet: its payload into the receive WQE. */
 static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 					   const struct pib_pkt *pkt,
-					   const u8 *buf, u8 f)
+					   const u8 *buf, u32 f)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	struct pib_resp *resp = &qp->resp;
@@ -186,12 +157,11 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 	enum ib_wc_status status;
 	int err;
 
-	if (f & PIB_RQ_FIRST) {
+	if (f & PIB_OPF_FIRST) {
 		if (!pib_resp_get_wqe(qp))
 			return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR :
 							       PIB_RESP_DROP;
-		resp->in_msg = true;
-		resp->in_write = false;
+		pib_resp_set_msg_state(qp, PIB_RESP_MSG_SEND);
 		resp->offset = 0;
 	}
 	err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
@@ -203,10 +173,11 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 		return err == -EMSGSIZE ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_OP;
 	}
 	resp->offset += pkt->payload_len;
-	if (!(f & PIB_RQ_LAST))
+	if (!(f & PIB_OPF_LAST))
 		return PIB_RESP_OK;
-	if (f & PIB_RQ_INV &&
-	    pib_mr_invalidate(dev, qp->ibqp.pd, pib_get32(buf + pkt->payload_off - 4))) {
+	if (f & PIB_OPF_INV &&
+	    pib_mr_invalidate(dev, qp->ibqp.pd,
+			      pib_ieth_rkey(pib_pkt_ext(buf, pkt, PIB_EXT_IETH)))) {
 		pib_resp_complete(qp, pkt, buf, IB_WC_LOC_PROT_ERR, f);
 		return PIB_RESP_NAK_OP;
 	}
@@ -217,33 +188,33 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 /* An RDMA WRITE packet: its payload into the memory the RETH named. */
 static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 					    const struct pib_pkt *pkt,
-					    const u8 *buf, u8 f)
+					    const u8 *buf, u32 f)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	struct pib_resp *resp = &qp->resp;
-	const u8 *reth = buf + pkt->hdr_len;
+	const struct pib_reth *reth;
 	u32 n = pkt->payload_len;
 
-	if (f & PIB_RQ_FIRST) {
+	if (f & PIB_OPF_FIRST) {
 		if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
 			return PIB_RESP_NAK_ACCESS;
-		resp->va = pib_get64(reth);
-		resp->rkey = pib_get32(reth + 8);
-		resp->remaining = pib_get32(reth + 12);
+		reth = pib_pkt_ext(buf, pkt, PIB_EXT_RETH);
+		resp->va = pib_reth_va(reth);
+		resp->rkey = pib_reth_rkey(reth);
+		resp->remaining = pib_reth_len(reth);
 		resp->offset = 0;
-		resp->in_msg = true;
-		resp->in_write = true;
+		pib_resp_set_msg_state(qp, PIB_RESP_MSG_WRITE);
 	}
-	if (n > resp->remaining || (f & PIB_RQ_LAST && n != resp->remaining))
+	if (n > resp->remaining || (f & PIB_OPF_LAST && n != resp->remaining))
 		return PIB_RESP_NAK_INVALID;
-	if (f & PIB_RQ_IMM && !pib_resp_get_wqe(qp)) {
+	if (f & PIB_OPF_IMM && !pib_resp_get_wqe(qp)) {
 		/*
 		 * An RNR NAK'd packet was not executed, and comes again:
 		 * the responder stays as it found it. An ONLY packet starts
 		 * no message, or its retry is refused as a FIRST in one.
 		 */
-		if (f & PIB_RQ_FIRST)
-			resp->in_msg = false;
+		if (f & PIB_OPF_FIRST)
+			pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 		return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR : PIB_RESP_DROP;
 	}
 	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, resp->va,
@@ -253,10 +224,10 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 	resp->va += n;
 	resp->remaining -= n;
 	resp->offset += n;
-	if (!(f & PIB_RQ_LAST))
+	if (!(f & PIB_OPF_LAST))
 		return PIB_RESP_OK;
-	resp->in_msg = false;
-	if (f & PIB_RQ_IMM)
+	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
+	if (f & PIB_OPF_IMM)
 		pib_resp_complete(qp, pkt, buf, IB_WC_SUCCESS, f);
 	return PIB_RESP_OK;
 }
@@ -267,9 +238,9 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 					   const u8 *buf)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
-	const u8 *reth = buf + pkt->hdr_len;
-	u64 va = pib_get64(reth);
-	u32 rkey = pib_get32(reth + 8), len = pib_get32(reth + 12);
+	const struct pib_reth *reth = pib_pkt_ext(buf, pkt, PIB_EXT_RETH);
+	u64 va = pib_reth_va(reth);
+	u32 rkey = pib_reth_rkey(reth), len = pib_reth_len(reth);
 	struct pib_rd_res *res;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ))
@@ -293,16 +264,17 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 					     const u8 *buf)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
-	const u8 *eth = buf + pkt->hdr_len;
-	bool cas = pkt->bth.opcode == PIB_OP_RC_COMPARE_SWAP;
-	u64 swap_add = pib_get64(eth + 12), cmp = pib_get64(eth + 20), orig;
+	const struct pib_atmeth *eth = pib_pkt_ext(buf, pkt, PIB_EXT_ATOMICETH);
+	bool cas = pkt->bth.opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	u64 swap_add = pib_atmeth_swap_add(eth), cmp = pib_atmeth_compare(eth);
+	u64 orig;
 	int err;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return PIB_RESP_NAK_ACCESS;
-	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_get32(eth + 8),
-			    pib_get64(eth), cas, cas ? cmp : swap_add, swap_add,
-			    &orig);
+	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_atmeth_rkey(eth),
+			    pib_atmeth_va(eth), cas, cas ? cmp : swap_add,
+			    swap_add, &orig);
 	if (err)
 		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
 	pib_resp_new_res(qp, pkt, 1)->orig = orig;
@@ -312,26 +284,28 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 /* Check the opcode sequence, then execute a request whose PSN is due. */
 static enum pib_resp_verdict pib_resp_execute(struct pib_qp *qp,
 					      const struct pib_pkt *pkt,
-					      const u8 *buf, u8 f)
+					      const u8 *buf, u32 f)
 {
 	struct pib_resp *resp = &qp->resp;
 	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
 
 	if (!f)
 		return rc ? PIB_RESP_NAK_INVALID : PIB_RESP_DROP;
-	if (f & PIB_RQ_FIRST && resp->in_msg) {
+	if (f & PIB_OPF_FIRST && resp->msg_state != PIB_RESP_MSG_NONE) {
 		if (rc)
 			return PIB_RESP_NAK_INVALID;
-		resp->in_msg = false;	/* UC: the last message lost its end */
+		/* UC: the last message lost its end */
+		pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 	}
-	if (!(f & PIB_RQ_FIRST) &&
-	    (!resp->in_msg || resp->in_write != !!(f & PIB_RQ_WRITE)))
+	if (!(f & PIB_OPF_FIRST) &&
+	    resp->msg_state != (f & PIB_OPF_WRITE ? PIB_RESP_MSG_WRITE :
+						    PIB_RESP_MSG_SEND))
 		return rc ? PIB_RESP_NAK_INVALID : PIB_RESP_DROP;
-	if (f & PIB_RQ_SEND)
+	if (f & PIB_OPF_SEND)
 		return pib_resp_send(qp, pkt, buf, f);
-	if (f & PIB_RQ_WRITE)
+	if (f & PIB_OPF_WRITE)
 		return pib_resp_write(qp, pkt, buf, f);
-	if (f & PIB_RQ_READ)
+	if (f & PIB_OPF_READ)
 		return pib_resp_read(qp, pkt, buf);
 	return pib_resp_atomic(qp, pkt, buf);
 }
@@ -363,22 +337,22 @@ static struct pib_rd_res *pib_resp_find_res(struct pib_qp *qp, u32 psn,
  * responses owed; the rest an ACK.
  */
 static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
-			       u8 f, struct sk_buff_head *q)
+			       u32 f, struct sk_buff_head *q)
 {
 	struct pib_resp *resp = &qp->resp;
 	struct pib_rd_res *res;
 	u32 idx;
 
-	if (!(f & (PIB_RQ_READ | PIB_RQ_ATOMIC))) {
+	if (!(f & (PIB_OPF_READ | PIB_OPF_ATOMIC))) {
 		if (pkt->bth.ack_req)
 			pib_resp_reply(qp, q, (resp->epsn - 1) & PIB_PSN_MASK,
-				       PIB_SYN_ACK);
+				       PIB_AETH_SYN_ACK);
 		return;
 	}
 	res = pib_resp_find_res(qp, pkt->bth.psn, &idx);
 	if (!res || res->opcode != pkt->bth.opcode)
 		return;
-	if (f & PIB_RQ_READ) {
+	if (f & PIB_OPF_READ) {
 		res->sent = ((pkt->bth.psn - res->psn) & PIB_PSN_MASK) * qp->mtu;
 		if (res->sent > res->len)
 			res->sent = 0;
@@ -391,21 +365,21 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 }
 
 /* The end of an executed request: PSN, MSN, and the ACK it asks for. */
-static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u8 f,
+static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u32 f,
 			  struct sk_buff_head *q)
 {
 	struct pib_resp *resp = &qp->resp;
 
 	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
-	if (f & PIB_RQ_LAST)
+	if (f & PIB_OPF_LAST)
 		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
 	/* READs and atomics are answered by pib_resp_send_due(). */
-	if (f & PIB_RQ_READ)
+	if (f & PIB_OPF_READ)
 		resp->epsn = resp->res[(resp->res_head - 1) % resp->num_res].end_psn;
-	else if (!(f & PIB_RQ_ATOMIC) && pkt->bth.ack_req)
-		pib_resp_reply(qp, q, pkt->bth.psn, PIB_SYN_ACK);
+	else if (!(f & PIB_OPF_ATOMIC) && pkt->bth.ack_req)
+		pib_resp_reply(qp, q, pkt->bth.psn, PIB_AETH_SYN_ACK);
 }
 
 /* An RC request: PSN check (IBA 9.7.5.1), execution, ACK or NAK. */
@@ -413,7 +387,7 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 			const u8 *buf, struct sk_buff_head *q)
 {
 	struct pib_resp *resp = &qp->resp;
-	u8 f = pib_rq_flags(qp, pkt->bth.opcode);
+	u32 f = pib_rq_flags(pkt->bth.opcode);
 	enum pib_resp_verdict v;
 	int d = pib_psn_diff(pkt->bth.psn, resp->epsn);
 
@@ -423,14 +397,16 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	if (d > 0) {
-		if (!resp->nak_psn_sent) {
+		if (resp->state != PIB_RESP_SEQ_NAK_SENT) {
 			pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_SENT);
-			pib_resp_reply(qp, q, resp->epsn, PIB_SYN_NAK);
+			pib_resp_reply(qp, q, resp->epsn,
+				       PIB_AETH_SYN(PIB_AETH_NAK,
+						    PIB_NAK_PSN_SEQ));
 		}
-		resp->nak_psn_sent = true;
+		pib_resp_set_state(qp, PIB_RESP_SEQ_NAK_SENT);
 		return;
 	}
-	resp->nak_psn_sent = false;
+	pib_resp_set_state(qp, PIB_RESP_IN_ORDER);
 	v = pib_resp_execute(qp, pkt, buf, f);
 	switch (v) {
 	case PIB_RESP_OK:
@@ -441,7 +417,7 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 	case PIB_RESP_RNR:
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_SENT);
 		pib_resp_reply(qp, q, resp->epsn,
-			       PIB_SYN_RNR | qp->min_rnr_timer);
+			       PIB_AETH_SYN(PIB_AETH_RNR, qp->min_rnr_timer));
 		return;
 	default:
 		/*
@@ -458,14 +434,14 @@ static void pib_resp_uc(struct pib_qp *qp, const struct pib_pkt *pkt,
 			const u8 *buf)
 {
 	struct pib_resp *resp = &qp->resp;
-	u8 f = pib_rq_flags(qp, pkt->bth.opcode);
+	u32 f = pib_rq_flags(pkt->bth.opcode);
 
 	if (pkt->bth.psn != resp->epsn) {
-		resp->in_msg = false;
+		pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 		resp->epsn = pkt->bth.psn;
 	}
 	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
-	if (pib_resp_execute(qp, pkt, buf, f) == PIB_RESP_OK && f & PIB_RQ_LAST)
+	if (pib_resp_execute(qp, pkt, buf, f) == PIB_RESP_OK && f & PIB_OPF_LAST)
 		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
 }
 
@@ -517,24 +493,24 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	u32 n = min(res->len - res->sent, qp->mtu);
 	bool first = res->sent == res->start, last = res->sent + n >= res->len;
 	struct pib_bth bth = {
-		.opcode = first && last ? PIB_OP_RC_READ_RESPONSE_ONLY :
-			  first ? PIB_OP_RC_READ_RESPONSE_FIRST :
-			  last ? PIB_OP_RC_READ_RESPONSE_LAST :
-				 PIB_OP_RC_READ_RESPONSE_MIDDLE,
+		.opcode = first && last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+			  first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+			  last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+				 IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
 		.dest_qp = qp->dest_qpn,
 		.psn = (res->psn + res->sent / qp->mtu) & PIB_PSN_MASK,
 	};
-	u32 ext_len = first || last ? PIB_AETH_LEN : 0;
+	u32 ext_hdrs = pib_opcodes[bth.opcode].ext;
+	u32 ext_len = pib_ext_len(ext_hdrs);
 	struct sk_buff *skb;
 	u8 *ext;
 
 	skb = pib_pkt_new(qp, &qp->av, &bth, ext_len, n, &ext);
 	if (!skb)
 		return true;
-	if (ext_len) {
-		ext[0] = PIB_SYN_ACK;
-		pib_put24(ext + 1, qp->resp.msn);
-	}
+	if (ext_hdrs & PIB_EXT_AETH)
+		pib_aeth_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_AETH),
+			     PIB_AETH_SYN_ACK, qp->resp.msn);
 	if (n && pib_mr_copy(dev, qp->ibqp.pd, res->rkey, res->va + res->sent,
 			     ext + ext_len, n, IB_ACCESS_REMOTE_READ, false)) {
 		kfree_skb(skb);
@@ -572,8 +548,9 @@ bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		res = &resp->res[resp->res_tail % resp->num_res];
 		if (res->done) {
 			resp->res_tail++;
-		} else if (res->opcode != PIB_OP_RC_READ_REQUEST) {
-			pib_resp_ack(qp, q, res->psn, PIB_SYN_ACK, &res->orig);
+		} else if (res->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST) {
+			pib_resp_ack(qp, q, res->psn, PIB_AETH_SYN_ACK,
+				     &res->orig);
 			res->done = true;
 			resp->res_tail++;
 		} else if (!pib_resp_read_packet(qp, res, q)) {
@@ -631,11 +608,11 @@ static int pib_resp_ud_scatter(struct pib_qp *qp, const struct pib_pkt *pkt,
 void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		 u8 dlid_path_bits, u16 pkey_index)
 {
-	const u8 *deth = buf + pkt->hdr_len;
+	const struct pib_deth *deth = pib_pkt_ext(buf, pkt, PIB_EXT_DETH);
 	struct pib_cqe cqe = {
 		.opcode = IB_WC_RECV,
 		.qp_num = qp->ibqp.qp_num,
-		.src_qp = pib_get24(deth + 5),
+		.src_qp = pib_deth_sqp(deth),
 		.slid = pkt->lrh.slid,
 		.sl = pkt->lrh.sl,
 		.byte_len = PIB_UD_GRH_ROOM + pkt->payload_len,
@@ -652,7 +629,7 @@ void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_UD_DROPS);
 		goto out;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD && pib_get32(deth) != qp->qkey)
+	if (qp->ibqp.qp_type == IB_QPT_UD && pib_deth_qkey(deth) != qp->qkey)
 		goto out;	/* Q_Key violation: dropped */
 	err = pib_resp_ud_scatter(qp, pkt, buf);
 	cqe.wr_id = qp->resp.wqe->wr_id;
@@ -660,8 +637,9 @@ void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		     IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 	if (pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL)
 		cqe.wc_flags |= PIB_WC_GRH;
-	if (pkt->bth.opcode == PIB_OP_UD_SEND_ONLY_IMM) {
-		memcpy(&cqe.ex, deth + PIB_DETH_LEN, PIB_IMMDT_LEN);
+	if (pkt->ext & PIB_EXT_IMMDT) {
+		cqe.ex = (__force u32)pib_immdt_get(pib_pkt_ext(buf, pkt,
+								PIB_EXT_IMMDT));
 		cqe.wc_flags |= PIB_WC_WITH_IMM;
 	}
 	qp->resp.have_wqe = false;

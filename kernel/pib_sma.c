@@ -187,92 +187,115 @@ static void pib_speed_codes(u8 speed, u8 *base, u8 *ext)
 	*ext = speed > IB_SPEED_FDR10 ? speed / IB_SPEED_FDR : 0;
 }
 
-static void pib_portinfo_read(struct pib_dev *dev, struct pib_portinfo *pi)
+/* Fill @pi (zeroed) with the port's PortInfo. */
+static void pib_portinfo_read(struct pib_dev *dev, struct ib_port_info *pi)
 {
 	struct pib_port *port = &dev->port;
 	unsigned long flags;
 	u8 speed, ext;
 
-	memset(pi, 0, sizeof(*pi));
 	spin_lock_irqsave(&port->lock, flags);
 	pib_speed_codes(port->speed, &speed, &ext);
-	pi->mkey = port->mkey;
-	pi->gid_prefix = port->subnet_prefix;
-	pi->lid = port->lid;
-	pi->sm_lid = port->sm_lid;
-	pi->cap_mask = port->cap_flags | (ext ? IB_PORT_EXTENDED_SPEEDS_SUP : 0);
-	pi->mkey_lease_period = port->mkey_lease;
+	pi->mkey = cpu_to_be64(port->mkey);
+	pi->gid_prefix = cpu_to_be64(port->subnet_prefix);
+	pi->lid = cpu_to_be16(port->lid);
+	pi->sm_lid = cpu_to_be16(port->sm_lid);
+	pi->cap_mask = cpu_to_be32(port->cap_flags |
+				   (ext ? IB_PORT_EXTENDED_SPEEDS_SUP : 0));
+	pi->mkey_lease_period = cpu_to_be16(port->mkey_lease);
 	pi->local_port_num = PIB_PORT_NUM;
 	pi->link_width_enabled = port->width_enabled ?: port->width;
 	pi->link_width_supported = port->width;
 	pi->link_width_active = port->width;
-	pi->link_speed_supported = speed;
-	pi->port_state = port->state;
-	pi->phys_state = port->phys_state;
-	pi->link_down_default = PIB_PHYS_POLLING;
-	pi->mkey_protect = port->mkey_protect;
-	pi->lmc = port->lmc;
-	pi->link_speed_active = speed;
-	pi->link_speed_enabled = port->speed_enabled ?: speed;
-	pi->neighbor_mtu = port->active_mtu;
-	pi->sm_sl = port->sm_sl;
-	pi->vl_cap = 1;			/* VL0 only */
+	pib_pi_set_link_speed_supported(pi, speed);
+	pib_pi_set_port_state(pi, port->state);
+	pib_pi_set_phys_state(pi, port->phys_state);
+	pib_pi_set_link_down_default(pi, PIB_PHYS_POLLING);
+	pib_pi_set_mkey_protect(pi, port->mkey_protect);
+	pib_pi_set_lmc(pi, port->lmc);
+	pib_pi_set_link_speed_active(pi, speed);
+	pib_pi_set_link_speed_enabled(pi, port->speed_enabled ?: speed);
+	pib_pi_set_neighbor_mtu(pi, port->active_mtu);
+	pib_pi_set_sm_sl(pi, port->sm_sl);
+	pib_pi_set_vl_cap(pi, 1);		/* VL0 only */
 	pi->vl_arb_high_cap = PIB_VLARB_CAP;
 	pi->vl_arb_low_cap = PIB_VLARB_CAP;
-	pi->mtu_cap = port->max_mtu;
-	pi->operational_vls = 1;
-	pi->mkey_violations = port->mkey_violations;
+	pib_pi_set_mtu_cap(pi, port->max_mtu);
+	pib_pi_set_operational_vls(pi, 1);
+	pi->mkey_violations = cpu_to_be16(port->mkey_violations);
 	pi->guid_cap = PIB_GID_TABLE_LEN;
-	pi->subnet_timeout = port->subnet_timeout;
-	pi->resp_time_value = PIB_SMA_RESP_TIME;
-	pi->link_speed_ext_active = ext;
-	pi->link_speed_ext_supported = ext;
-	pi->link_speed_ext_enabled = ext;
+	pib_pi_set_subnet_timeout(pi, port->subnet_timeout);
+	pib_pi_set_resp_time_value(pi, PIB_SMA_RESP_TIME);
+	pib_pi_set_link_speed_ext_active(pi, ext);
+	pib_pi_set_link_speed_ext_supported(pi, ext);
+	pib_pi_set_link_speed_ext_enabled(pi, ext);
 	spin_unlock_irqrestore(&port->lock, flags);
 }
 
 /* Is a PortInfo Set acceptable as a whole? Called under the port lock. */
 static bool pib_portinfo_valid(struct pib_port *port,
-			       const struct pib_portinfo *pi)
+			       const struct ib_port_info *pi)
 {
+	u8 width = pi->link_width_enabled;
+	u8 speed_enabled = pib_pi_link_speed_enabled(pi);
+	u8 phys = pib_pi_phys_state(pi);
 	u8 speed, ext;
 
 	pib_speed_codes(port->speed, &speed, &ext);
-	if (pi->lid >= PIB_LID_MCAST || pi->sm_lid >= PIB_LID_MCAST)
+	if (be16_to_cpu(pi->lid) >= PIB_LID_MCAST ||
+	    be16_to_cpu(pi->sm_lid) >= PIB_LID_MCAST)
 		return false;
-	if (!pib_port_state_change_ok(port->state, pi->port_state))
+	if (!pib_port_state_change_ok(port->state, pib_pi_port_state(pi)))
 		return false;
-	if (pi->phys_state != PIB_PHYS_NOP &&
-	    pi->phys_state != PIB_PHYS_POLLING &&
-	    pi->phys_state != PIB_PHYS_DISABLED)
+	if (phys != PIB_PHYS_NOP && phys != PIB_PHYS_POLLING &&
+	    phys != PIB_PHYS_DISABLED)
 		return false;
-	if (pi->neighbor_mtu > port->max_mtu || pi->operational_vls > 1)
+	if (pib_pi_neighbor_mtu(pi) > port->max_mtu ||
+	    pib_pi_operational_vls(pi) > 1)
 		return false;
-	if (pi->link_width_enabled != PIB_WIDTH_ALL &&
-	    (pi->link_width_enabled & ~port->width))
+	if (width != PIB_WIDTH_ALL && (width & ~port->width))
 		return false;
-	return pi->link_speed_enabled == PIB_SPEED_ALL ||
-	       !(pi->link_speed_enabled & ~speed);
+	return speed_enabled == PIB_SPEED_ALL || !(speed_enabled & ~speed);
 }
 
 /* Apply the logical and physical state a PortInfo Set asks for. */
 static void pib_portinfo_write_state(struct pib_dev *dev,
-				     const struct pib_portinfo *pi, u32 *events)
+				     const struct ib_port_info *pi,
+				     u32 *events)
 {
 	struct pib_port *port = &dev->port;
+	u8 state = pib_pi_port_state(pi);
 
-	if (pi->phys_state == PIB_PHYS_DISABLED)
+	if (pib_pi_phys_state(pi) == PIB_PHYS_DISABLED)
 		port->disabled = true;
-	else if (pi->phys_state == PIB_PHYS_POLLING)
+	else if (pib_pi_phys_state(pi) == PIB_PHYS_POLLING)
 		port->disabled = false;
-	if (pi->port_state == PIB_PORT_DOWN) {
+	if (state == IB_PORT_DOWN) {
 		/* The link goes down and retrains to INIT if it can. */
 		pib_port_set_state(dev, IB_PORT_DOWN, events);
 		if (port->phys_state == IB_PORT_PHYS_STATE_LINK_UP)
 			pib_port_set_state(dev, IB_PORT_INIT, events);
-	} else if (pi->port_state != PIB_PORT_NOP) {
-		pib_port_set_state(dev, pi->port_state, events);
+	} else if (state != IB_PORT_NOP) {
+		pib_port_set_state(dev, state, events);
 	}
+}
+
+/* The events a valid PortInfo Set causes. Called under the port lock. */
+static u32 pib_portinfo_events(const struct pib_port *port,
+			       const struct ib_port_info *pi)
+{
+	u32 events = 0;
+
+	if (be16_to_cpu(pi->lid) != port->lid || pib_pi_lmc(pi) != port->lmc)
+		events |= BIT(IB_EVENT_LID_CHANGE);
+	if (be16_to_cpu(pi->sm_lid) != port->sm_lid ||
+	    pib_pi_sm_sl(pi) != port->sm_sl)
+		events |= BIT(IB_EVENT_SM_CHANGE);
+	if (be64_to_cpu(pi->gid_prefix) != port->subnet_prefix)
+		events |= BIT(IB_EVENT_GID_CHANGE);
+	if (pib_pi_client_reregister(pi))
+		events |= BIT(IB_EVENT_CLIENT_REREGISTER);
+	return events;
 }
 
 /*
@@ -280,9 +303,11 @@ static void pib_portinfo_write_state(struct pib_dev *dev,
  * events the change causes.
  */
 static int pib_portinfo_write(struct pib_dev *dev,
-			      const struct pib_portinfo *pi, u32 *events)
+			      const struct ib_port_info *pi, u32 *events)
 {
 	struct pib_port *port = &dev->port;
+	u8 width = pi->link_width_enabled;
+	u8 speed = pib_pi_link_speed_enabled(pi);
 	unsigned long flags;
 
 	spin_lock_irqsave(&port->lock, flags);
@@ -290,33 +315,25 @@ static int pib_portinfo_write(struct pib_dev *dev,
 		spin_unlock_irqrestore(&port->lock, flags);
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
 	}
-	if (pi->lid != port->lid || pi->lmc != port->lmc)
-		*events |= BIT(IB_EVENT_LID_CHANGE);
-	if (pi->sm_lid != port->sm_lid || pi->sm_sl != port->sm_sl)
-		*events |= BIT(IB_EVENT_SM_CHANGE);
-	if (pi->gid_prefix != port->subnet_prefix)
-		*events |= BIT(IB_EVENT_GID_CHANGE);
-	if (pi->client_reregister)
-		*events |= BIT(IB_EVENT_CLIENT_REREGISTER);
-	port->mkey = pi->mkey;
-	port->mkey_protect = pi->mkey_protect;
-	port->mkey_lease = pi->mkey_lease_period;
-	port->subnet_prefix = pi->gid_prefix;
-	port->lid = pi->lid;
-	port->lmc = pi->lmc;
-	port->sm_lid = pi->sm_lid;
-	port->sm_sl = pi->sm_sl;
-	port->subnet_timeout = pi->subnet_timeout;
-	if (pi->neighbor_mtu) {
-		port->sm_mtu = pi->neighbor_mtu;
+	*events |= pib_portinfo_events(port, pi);
+	port->mkey = be64_to_cpu(pi->mkey);
+	port->mkey_protect = pib_pi_mkey_protect(pi);
+	port->mkey_lease = be16_to_cpu(pi->mkey_lease_period);
+	port->subnet_prefix = be64_to_cpu(pi->gid_prefix);
+	port->lid = be16_to_cpu(pi->lid);
+	port->lmc = pib_pi_lmc(pi);
+	port->sm_lid = be16_to_cpu(pi->sm_lid);
+	port->sm_sl = pib_pi_sm_sl(pi);
+	port->subnet_timeout = pib_pi_subnet_timeout(pi);
+	if (pib_pi_neighbor_mtu(pi)) {
+		port->sm_mtu = pib_pi_neighbor_mtu(pi);
 		port->active_mtu = min(port->sm_mtu, port->max_mtu);
 	}
-	if (pi->link_width_enabled)
-		port->width_enabled = pi->link_width_enabled == PIB_WIDTH_ALL ?
-				      port->width : pi->link_width_enabled;
-	if (pi->link_speed_enabled)
-		port->speed_enabled = pi->link_speed_enabled == PIB_SPEED_ALL ?
-				      0 : pi->link_speed_enabled;
+	if (width)
+		port->width_enabled = width == PIB_WIDTH_ALL ? port->width :
+							      width;
+	if (speed)
+		port->speed_enabled = speed == PIB_SPEED_ALL ? 0 : speed;
 	pib_portinfo_write_state(dev, pi, events);
 	spin_unlock_irqrestore(&port->lock, flags);
 	return 0;
@@ -324,27 +341,28 @@ static int pib_portinfo_write(struct pib_dev *dev,
 
 static int pib_get_port_info(struct pib_dev *dev, struct ib_smp *smp)
 {
-	struct pib_portinfo pi;
+	union pib_port_info u;
 
 	if (be32_to_cpu(smp->attr_mod) > PIB_PORT_NUM)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	pib_portinfo_read(dev, &pi);
-	pib_portinfo_pack(smp->data, &pi);
+	memset(&u, 0, sizeof(u));
+	pib_portinfo_read(dev, &u.pi);
+	memcpy(smp->data, u.raw, sizeof(u.raw));
 	return 0;
 }
 
 static int pib_set_port_info(struct pib_dev *dev, struct ib_smp *smp)
 {
-	struct pib_portinfo pi;
+	union pib_port_info u;
 	u32 events = 0;
 	int status;
 
 	if (be32_to_cpu(smp->attr_mod) > PIB_PORT_NUM)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	pib_portinfo_unpack(smp->data, &pi);
-	status = pib_portinfo_write(dev, &pi, &events);
+	memcpy(u.raw, smp->data, sizeof(u.raw));
+	status = pib_portinfo_write(dev, &u.pi, &events);
 	pib_dispatch_events(dev, events);
-	if (!status && pi.phys_state != PIB_PHYS_NOP)
+	if (!status && pib_pi_phys_state(&u.pi) != PIB_PHYS_NOP)
 		pib_port_link_update(dev, true);
 	return status;
 }

@@ -61,7 +61,7 @@ void pib_switch_track_links(struct pib_switch *sw)
 		if (p->up == up[port])
 			continue;
 		p->up = up[port];
-		p->state = up[port] ? PIB_PORT_INIT : PIB_PORT_DOWN;
+		p->state = up[port] ? IB_PORT_INIT : IB_PORT_DOWN;
 		p->mtu = 0;
 		sw->port_state_change = true;
 		changed = true;
@@ -221,7 +221,7 @@ static unsigned int pib_switch_trap_build(struct pib_switch *sw, u8 *buf,
 		.dlid = dlid, .slid = slid,
 	};
 	struct pib_bth bth = {
-		.opcode = PIB_OP_UD_SEND_ONLY, .pkey = PIB_DEFAULT_PKEY,
+		.opcode = IB_OPCODE_UD_SEND_ONLY, .pkey = PIB_DEFAULT_PKEY,
 	};
 	unsigned int off = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN;
 	struct ib_smp *smp = (struct ib_smp *)(buf + off);
@@ -240,7 +240,7 @@ static unsigned int pib_switch_trap_build(struct pib_switch *sw, u8 *buf,
 	n->prod_type_lsb = IB_NOTICE_PROD_SWITCH;
 	n->trap_num = cpu_to_be16(PIB_TRAP_LINK_STATE);
 	n->issuer_lid = cpu_to_be16(slid);
-	pib_put16(n->details.raw_data.details, slid);	/* LIDADDR */
+	put_unaligned_be16(slid, n->details.raw_data.details);	/* LIDADDR */
 	return pib_pkt_seal(buf, off + PIB_SMP_LEN);
 }
 
@@ -357,13 +357,13 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 	spin_lock_irqsave(&sw->lock, flags);
 	if (pkt->lrh.vl != PIB_VL15 && index < PIB_SW_MFT_CAP &&
 	    pkt->lrh.dlid <= sw->mft_top &&
-	    sw->ports[in_port].state == PIB_PORT_ACTIVE) {
+	    sw->ports[in_port].state == IB_PORT_ACTIVE) {
 		mask = sw->mft[index];
 		for (port = 1; port <= PIB_SW_NUM_PORTS; port++)
 			if (mask[port / PIB_MFT_PORTS_PER_MASK] &
 			    BIT(port % PIB_MFT_PORTS_PER_MASK) &&
 			    port != in_port &&
-			    sw->ports[port].state == PIB_PORT_ACTIVE)
+			    sw->ports[port].state == IB_PORT_ACTIVE)
 				__set_bit(port, out);
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
@@ -399,9 +399,9 @@ static enum pib_sw_route pib_switch_lft(struct pib_switch *sw,
 	spin_lock_irqsave(&sw->lock, flags);
 	mine = sw->lid && (dlid & ~((1u << sw->lmc) - 1)) == sw->lid;
 	port = sw->lft[dlid];
-	active = sw->ports[in_port].state == PIB_PORT_ACTIVE &&
+	active = sw->ports[in_port].state == IB_PORT_ACTIVE &&
 		 port <= PIB_SW_NUM_PORTS &&
-		 sw->ports[port].state == PIB_PORT_ACTIVE;
+		 sw->ports[port].state == IB_PORT_ACTIVE;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (mine)
 		return PIB_SW_ROUTE_SMA;

@@ -66,7 +66,7 @@ static u16 pib_sw_get_node_desc(struct pib_switch *sw, unsigned int in_port,
 
 /* Link rate and MTU of a port: a device's own, else the netdev's. */
 static void pib_sw_port_link(struct pib_switch *sw, unsigned int port,
-			     struct pib_portinfo *pi)
+			     struct ib_port_info *pi)
 {
 	const struct pib_ib_rate *rate = pib_ib_rate_for_mbps(0);
 	struct pib_dev *dev = NULL;
@@ -74,95 +74,113 @@ static void pib_sw_port_link(struct pib_switch *sw, unsigned int port,
 	rcu_read_lock();
 	if (port && pib_switch_port_up(sw, port, &dev) && dev) {
 		pi->link_width_active = READ_ONCE(dev->port.width);
-		pi->link_speed_active = min_t(u8, READ_ONCE(dev->port.speed),
-					      IB_SPEED_QDR);
-		pi->mtu_cap = READ_ONCE(dev->port.max_mtu);
+		pib_pi_set_link_speed_active(pi,
+					     min_t(u8, READ_ONCE(dev->port.speed),
+						   IB_SPEED_QDR));
+		pib_pi_set_mtu_cap(pi, READ_ONCE(dev->port.max_mtu));
 	}
 	rcu_read_unlock();
 	if (!dev) {
 		pi->link_width_active = rate->width;
-		pi->link_speed_active = rate->speed;
-		pi->mtu_cap = pib_ib_mtu_for_netdev(READ_ONCE(sw->ndev->mtu));
+		pib_pi_set_link_speed_active(pi, rate->speed);
+		pib_pi_set_mtu_cap(pi,
+				   pib_ib_mtu_for_netdev(READ_ONCE(sw->ndev->mtu)));
 	}
+}
+
+/* Port 0's own fields: the switch's LID, SM and M_Key. Under sw->lock. */
+static void pib_sw_port0_info(struct pib_switch *sw, struct ib_port_info *pi)
+{
+	pi->gid_prefix = cpu_to_be64(sw->subnet_prefix);
+	pi->lid = cpu_to_be16(sw->lid);
+	pib_pi_set_lmc(pi, sw->lmc);
+	pi->sm_lid = cpu_to_be16(sw->sm_lid);
+	pib_pi_set_sm_sl(pi, sw->sm_sl);
+	pib_pi_set_subnet_timeout(pi, sw->subnet_timeout);
+	pi->mkey = cpu_to_be64(sw->mkey);
+	pib_pi_set_mkey_protect(pi, sw->mkey_protect);
+	pi->mkey_lease_period = cpu_to_be16(sw->mkey_lease);
+	pi->mkey_violations = cpu_to_be16(sw->mkey_violations);
 }
 
 static u16 pib_sw_get_port_info(struct pib_switch *sw, unsigned int in_port,
 				struct ib_smp *smp)
 {
 	unsigned int port = be32_to_cpu(smp->attr_mod);
-	struct pib_portinfo pi = {
-		.local_port_num = in_port,
-		.link_down_default = PIB_PHYS_POLLING,
-		.vl_cap = 1,
-		.operational_vls = 1,
-		.resp_time_value = PIB_SMA_RESP_TIME,
-	};
+	struct ib_port_info *pi;
+	union pib_port_info u;
 	unsigned long flags;
+	u8 state, speed;
 
 	if (port > PIB_SW_NUM_PORTS)
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	pib_sw_port_link(sw, port, &pi);
+	memset(&u, 0, sizeof(u));
+	pi = &u.pi;
+	pi->local_port_num = in_port;
+	pib_pi_set_link_down_default(pi, PIB_PHYS_POLLING);
+	pib_pi_set_vl_cap(pi, 1);
+	pib_pi_set_operational_vls(pi, 1);
+	pib_pi_set_resp_time_value(pi, PIB_SMA_RESP_TIME);
+	pib_sw_port_link(sw, port, pi);
 	spin_lock_irqsave(&sw->lock, flags);
-	pi.port_state = sw->ports[port].state;
-	pi.neighbor_mtu = sw->ports[port].mtu ?: pi.mtu_cap;
-	if (!port) {
-		pi.gid_prefix = sw->subnet_prefix;
-		pi.lid = sw->lid;
-		pi.lmc = sw->lmc;
-		pi.sm_lid = sw->sm_lid;
-		pi.sm_sl = sw->sm_sl;
-		pi.subnet_timeout = sw->subnet_timeout;
-		pi.mkey = sw->mkey;
-		pi.mkey_protect = sw->mkey_protect;
-		pi.mkey_lease_period = sw->mkey_lease;
-		pi.mkey_violations = sw->mkey_violations;
-	}
+	state = sw->ports[port].state;
+	pib_pi_set_port_state(pi, state);
+	pib_pi_set_neighbor_mtu(pi, sw->ports[port].mtu ?: pib_pi_mtu_cap(pi));
+	if (!port)
+		pib_sw_port0_info(sw, pi);
 	spin_unlock_irqrestore(&sw->lock, flags);
-	pi.phys_state = pi.port_state == PIB_PORT_DOWN ? PIB_PHYS_POLLING :
-							 PIB_PHYS_LINK_UP;
-	pi.link_width_supported = pi.link_width_active;
-	pi.link_width_enabled = pi.link_width_active;
-	pi.link_speed_supported = pi.link_speed_active;
-	pi.link_speed_enabled = pi.link_speed_active;
-	pib_portinfo_pack(smp->data, &pi);
+	pib_pi_set_phys_state(pi, state == IB_PORT_DOWN ? PIB_PHYS_POLLING :
+							  PIB_PHYS_LINK_UP);
+	pi->link_width_supported = pi->link_width_active;
+	pi->link_width_enabled = pi->link_width_active;
+	speed = pib_pi_link_speed_active(pi);
+	pib_pi_set_link_speed_supported(pi, speed);
+	pib_pi_set_link_speed_enabled(pi, speed);
+	memcpy(smp->data, u.raw, sizeof(u.raw));
 	return 0;
 }
 
 static u16 pib_sw_set_port_info(struct pib_switch *sw, struct ib_smp *smp)
 {
 	unsigned int port = be32_to_cpu(smp->attr_mod);
+	const struct ib_port_info *pi;
 	struct pib_sw_port *p;
-	struct pib_portinfo pi;
+	union pib_port_info u;
 	unsigned long flags;
 	u16 status = IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	u8 state;
 
 	if (port > PIB_SW_NUM_PORTS)
 		return status;
-	pib_portinfo_unpack(smp->data, &pi);
+	memcpy(u.raw, smp->data, sizeof(u.raw));
+	pi = &u.pi;
+	state = pib_pi_port_state(pi);
 	spin_lock_irqsave(&sw->lock, flags);
 	p = &sw->ports[port];
-	if (!pib_port_state_change_ok(p->state, pi.port_state) ||
-	    pi.operational_vls > 1 || pi.neighbor_mtu > PIB_IB_MTU_4096 ||
-	    (!port && (pi.lid >= PIB_LID_MCAST || pi.sm_lid >= PIB_LID_MCAST)))
+	if (!pib_port_state_change_ok(p->state, state) ||
+	    pib_pi_operational_vls(pi) > 1 ||
+	    pib_pi_neighbor_mtu(pi) > IB_MTU_4096 ||
+	    (!port && (be16_to_cpu(pi->lid) >= PIB_LID_MCAST ||
+		       be16_to_cpu(pi->sm_lid) >= PIB_LID_MCAST)))
 		goto out;
 	if (!port) {
-		sw->lid = pi.lid;
-		sw->lmc = pi.lmc;
-		sw->sm_lid = pi.sm_lid;
-		sw->sm_sl = pi.sm_sl;
-		sw->subnet_prefix = pi.gid_prefix;
-		sw->subnet_timeout = pi.subnet_timeout;
-		sw->mkey = pi.mkey;
-		sw->mkey_protect = pi.mkey_protect;
-		sw->mkey_lease = pi.mkey_lease_period;
+		sw->lid = be16_to_cpu(pi->lid);
+		sw->lmc = pib_pi_lmc(pi);
+		sw->sm_lid = be16_to_cpu(pi->sm_lid);
+		sw->sm_sl = pib_pi_sm_sl(pi);
+		sw->subnet_prefix = be64_to_cpu(pi->gid_prefix);
+		sw->subnet_timeout = pib_pi_subnet_timeout(pi);
+		sw->mkey = be64_to_cpu(pi->mkey);
+		sw->mkey_protect = pib_pi_mkey_protect(pi);
+		sw->mkey_lease = be16_to_cpu(pi->mkey_lease_period);
 	}
-	if (pi.neighbor_mtu)
-		p->mtu = pi.neighbor_mtu;
+	if (pib_pi_neighbor_mtu(pi))
+		p->mtu = pib_pi_neighbor_mtu(pi);
 	/* DOWN takes the link down; it retrains to INIT if it can. */
-	if (pi.port_state == PIB_PORT_DOWN)
-		p->state = p->up || !port ? PIB_PORT_INIT : PIB_PORT_DOWN;
-	else if (pi.port_state != PIB_PORT_NOP)
-		p->state = pi.port_state;
+	if (state == IB_PORT_DOWN)
+		p->state = p->up || !port ? IB_PORT_INIT : IB_PORT_DOWN;
+	else if (state != IB_PORT_NOP)
+		p->state = state;
 	status = 0;
 out:
 	spin_unlock_irqrestore(&sw->lock, flags);
@@ -174,11 +192,11 @@ static u16 pib_sw_get_switch_info(struct pib_switch *sw, unsigned int in_port,
 {
 	unsigned long flags;
 
-	pib_put16(smp->data + PIB_SI_LFT_CAP, PIB_SW_LFT_CAP);
-	pib_put16(smp->data + PIB_SI_MFT_CAP, PIB_SW_MFT_CAP);
+	put_unaligned_be16(PIB_SW_LFT_CAP, smp->data + PIB_SI_LFT_CAP);
+	put_unaligned_be16(PIB_SW_MFT_CAP, smp->data + PIB_SI_MFT_CAP);
 	spin_lock_irqsave(&sw->lock, flags);
-	pib_put16(smp->data + PIB_SI_LFT_TOP, sw->lft_top);
-	pib_put16(smp->data + PIB_SI_MFT_TOP, sw->mft_top);
+	put_unaligned_be16(sw->lft_top, smp->data + PIB_SI_LFT_TOP);
+	put_unaligned_be16(sw->mft_top, smp->data + PIB_SI_MFT_TOP);
 	smp->data[PIB_SI_DEFAULT_PORT] = sw->default_port;
 	smp->data[PIB_SI_FLAGS] = sw->life_time << 3 |
 		(sw->port_state_change ? PIB_SI_PORT_STATE_CHANGE : 0);
@@ -188,8 +206,8 @@ static u16 pib_sw_get_switch_info(struct pib_switch *sw, unsigned int in_port,
 
 static u16 pib_sw_set_switch_info(struct pib_switch *sw, struct ib_smp *smp)
 {
-	u16 top = pib_get16(smp->data + PIB_SI_LFT_TOP);
-	u16 mtop = pib_get16(smp->data + PIB_SI_MFT_TOP);
+	u16 top = get_unaligned_be16(smp->data + PIB_SI_LFT_TOP);
+	u16 mtop = get_unaligned_be16(smp->data + PIB_SI_MFT_TOP);
 	unsigned long flags;
 
 	/* An MFT top below 0xc000 leaves no multicast entry valid. */

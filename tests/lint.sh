@@ -145,8 +145,8 @@ lint_checkpatch() {
 	fi
 }
 
-# Every shell script: the ones named .sh, and the others whose first line
-# runs a shell.
+# Every shell script of tests/, provider/ and tools/: the ones named .sh,
+# and the others whose first line runs a shell.
 lint_shellcheck() {
 	local f files=() w
 	if ! command -v shellcheck >/dev/null; then
@@ -158,8 +158,8 @@ lint_shellcheck() {
 		*.sh) files+=("$f") ;;
 		*) head -n 1 "$src/$f" | grep -qE '^#!.*(bash|sh)\b' && files+=("$f") ;;
 		esac
-	done < <(cd "$src" && git ls-files tests provider 2>/dev/null ||
-		find tests provider -type f ! -path '*/corpus/*')
+	done < <(cd "$src" && git ls-files tests provider tools 2>/dev/null ||
+		find tests provider tools -type f ! -path '*/corpus/*')
 	w=$(cd "$src" && shellcheck -f gcc "${files[@]}" 2>&1)
 	if [ -n "$w" ]; then
 		fail scripts "$(wc -l <<<"$w") findings" "$w"

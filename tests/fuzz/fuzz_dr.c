@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* At its destination: the SMA answers, from port 0. */
 		if (turns++)
 			break;
-		pib_put16(smp + PIB_SMP_STATUS, PIB_SMP_DIRECTION);
+		put_unaligned_be16(PIB_SMP_DIRECTION, smp + PIB_SMP_STATUS);
 		in_port = 0;
 	}
 	free(smp);

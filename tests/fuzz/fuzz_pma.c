@@ -1,18 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_pma: performance management MADs (pib_pma.c) against a port whose
- * counters start anywhere. Input: 7 counters (8 bytes each, big-endian),
+ * counters start anywhere. Input: 11 counters (8 bytes each, big-endian),
  * then 256-byte MADs. Every request gets a GetResp of the same attribute;
  * narrow counters saturate, never wrap.
  */
 #include "fuzz.h"
+
+/* PortCountersExtended: each 64-bit counter as the port has it. */
+static void check_counters_ext(const struct ib_pma_mad *out,
+			       const struct pib_counters *c)
+{
+	const struct ib_pma_portcounters_ext *pc = (const void *)out->data;
+
+	FUZZ_CHECK(be64_to_cpu(pc->port_rcv_packets) ==
+		   (u64)atomic64_read(&c->rcv_packets));
+	FUZZ_CHECK(be64_to_cpu(pc->port_unicast_xmit_packets) ==
+		   (u64)atomic64_read(&c->ucast_xmit_packets));
+	FUZZ_CHECK(be64_to_cpu(pc->port_multicast_rcv_packets) ==
+		   (u64)atomic64_read(&c->mcast_rcv_packets));
+}
 
 static void check_counters(const struct ib_pma_mad *out,
 			   const struct pib_counters *c)
 {
 	const struct ib_pma_portcounters *pc = (const void *)out->data;
 
-	if (out->mad_hdr.attr_id != IB_PMA_PORT_COUNTERS || out->mad_hdr.status)
+	if (out->mad_hdr.status)
+		return;
+	if (out->mad_hdr.attr_id == IB_PMA_PORT_COUNTERS_EXT)
+		check_counters_ext(out, c);
+	if (out->mad_hdr.attr_id != IB_PMA_PORT_COUNTERS)
 		return;
 	FUZZ_CHECK(be16_to_cpu(pc->port_rcv_errors) ==
 		   min_t(u64, atomic64_read(&c->rcv_errors), U16_MAX));
@@ -39,6 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic64_set(&c->xmit_discards, fuzz_u64(&in));
 	atomic64_set(&c->rcv_errors, fuzz_u64(&in));
 	atomic64_set(&c->link_downed, fuzz_u64(&in));
+	atomic64_set(&c->ucast_xmit_packets, fuzz_u64(&in));
+	atomic64_set(&c->ucast_rcv_packets, fuzz_u64(&in));
+	atomic64_set(&c->mcast_xmit_packets, fuzz_u64(&in));
+	atomic64_set(&c->mcast_rcv_packets, fuzz_u64(&in));
 	for (n = 0; in.n && n < 64; n++) {
 		struct ib_mad *mad = malloc(sizeof(*mad));
 		struct ib_mad *out = malloc(sizeof(*out));

@@ -361,8 +361,8 @@ static void fq_receive(struct fq *f, const u8 *buf, u32 len)
 
 static bool fq_is_response(u8 op)
 {
-	return op >= PIB_OP_RC_READ_RESPONSE_FIRST &&
-	       op <= PIB_OP_RC_ATOMIC_ACKNOWLEDGE;
+	return op >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
+	       op <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
 }
 
 /*
@@ -372,15 +372,15 @@ static bool fq_is_response(u8 op)
  */
 static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
 {
-	unsigned int rules = pib_opcode_rules[op];
+	unsigned int rules = pib_opcodes[op].ext;
 	u32 off = rules & PIB_EXT_DETH ? PIB_DETH_LEN : 0;
 
 	if (!(rules & (PIB_EXT_RETH | PIB_EXT_ATOMICETH)) ||
 	    n < off + (rules & PIB_EXT_RETH ? PIB_RETH_LEN : PIB_ATOMICETH_LEN))
 		return;
-	pib_put64(ext + off, FUZZ_MR_VA + pib_get64(ext + off) %
-			     (FUZZ_MR_LEN + 64));
-	pib_put32(ext + off + 8, f->mr->rkey);
+	put_unaligned_be64(FUZZ_MR_VA + get_unaligned_be64(ext + off) %
+			     (FUZZ_MR_LEN + 64), ext + off);
+	put_unaligned_be32(f->mr->rkey, ext + off + 8);
 }
 
 /*

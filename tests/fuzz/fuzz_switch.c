@@ -27,16 +27,16 @@ static void fs_setup(struct pib_switch *sw)
 	for (i = 0; i < FUZZ_MAX_DEVS; i++) {
 		fuzz_port_up(fuzz_world.dev[i], FUZZ_DEV_LID(i), IB_MTU_1024);
 		sw->lft[FUZZ_DEV_LID(i)] = i + 1;
-		sw->ports[i + 1].state = PIB_PORT_ACTIVE;
+		sw->ports[i + 1].state = IB_PORT_ACTIVE;
 	}
 	for (i = 0; i < FUZZ_PEERS; i++) {
 		sw->lft[10 + i] = PIB_SW_FIRST_PEER_PORT + i;
-		sw->ports[PIB_SW_FIRST_PEER_PORT + i].state = PIB_PORT_ACTIVE;
+		sw->ports[PIB_SW_FIRST_PEER_PORT + i].state = IB_PORT_ACTIVE;
 	}
 	sw->lid = FUZZ_SW_LID;
 	sw->sm_lid = FUZZ_DEV_LID(0);
 	sw->lft_top = 100;
-	sw->ports[0].state = PIB_PORT_ACTIVE;
+	sw->ports[0].state = IB_PORT_ACTIVE;
 	/* MLID 0xc001: both devices and two peers. */
 	sw->mft[1][0] = BIT(1) | BIT(2);
 	sw->mft[1][PIB_SW_FIRST_PEER_PORT / PIB_MFT_PORTS_PER_MASK] =
@@ -84,7 +84,7 @@ static void fs_from_sm(struct pib_switch *sw, struct fuzz_in *in)
 		.dlid = fuzz_u16(in), .slid = FUZZ_DEV_LID(i),
 	};
 	struct pib_bth bth = {
-		.opcode = PIB_OP_UD_SEND_ONLY, .pkey = PIB_DEFAULT_PKEY,
+		.opcode = IB_OPCODE_UD_SEND_ONLY, .pkey = PIB_DEFAULT_PKEY,
 	};
 	u32 off = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN;
 	struct sk_buff *skb = alloc_skb(off + PIB_SMP_LEN + PIB_ICRC_LEN +

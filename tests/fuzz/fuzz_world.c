@@ -214,10 +214,10 @@ void fuzz_check_switch(struct pib_switch *sw)
 	FUZZ_CHECK(sw->lmc <= 7 && sw->sm_sl <= 15 && sw->subnet_timeout <= 31);
 	FUZZ_CHECK(sw->life_time <= 31);
 	for (p = 0; p <= PIB_SW_NUM_PORTS; p++) {
-		FUZZ_CHECK(sw->ports[p].state >= PIB_PORT_DOWN &&
-			   sw->ports[p].state <= PIB_PORT_ACTIVE);
-		FUZZ_CHECK(sw->ports[p].mtu <= PIB_IB_MTU_4096);
-		FUZZ_CHECK(sw->ports[p].up || sw->ports[p].state == PIB_PORT_DOWN);
+		FUZZ_CHECK(sw->ports[p].state >= IB_PORT_DOWN &&
+			   sw->ports[p].state <= IB_PORT_ACTIVE);
+		FUZZ_CHECK(sw->ports[p].mtu <= IB_MTU_4096);
+		FUZZ_CHECK(sw->ports[p].up || sw->ports[p].state == IB_PORT_DOWN);
 	}
 }
 
@@ -259,8 +259,8 @@ static struct pib_switch *fuzz_switch_new(void)
 	sw->subnet_prefix = PIB_GID_PREFIX;
 	sw->pkeys[0] = PIB_DEFAULT_PKEY;
 	for (i = 1; i <= PIB_SW_NUM_PORTS; i++)
-		sw->ports[i].state = PIB_PORT_DOWN;
-	sw->ports[0].state = PIB_PORT_INIT;
+		sw->ports[i].state = IB_PORT_DOWN;
+	sw->ports[0].state = IB_PORT_INIT;
 	sw->ports[0].up = true;
 	sw->lft = malloc(PIB_SW_LFT_CAP);
 	memset(sw->lft, PIB_LFT_NO_PORT, PIB_SW_LFT_CAP);

@@ -82,9 +82,9 @@ static void mad_hdr(__u8 *m, __u8 mclass, __u8 method, __u16 attr, __u32 mod)
 	m[1] = mclass;
 	m[2] = 1;
 	m[3] = method;
-	pib_put32(m + 12, 0x1234);		/* TID */
-	pib_put16(m + 16, attr);
-	pib_put32(m + 20, mod);
+	put_unaligned_be32(0x1234, m + 12);		/* TID */
+	put_unaligned_be16(attr, m + 16);
+	put_unaligned_be32(mod, m + 20);
 }
 
 /* A directed-route SMP along @path (entries 1..hops), from the SM. */
@@ -94,8 +94,8 @@ static void dr_smp(__u8 *m, __u8 method, __u16 attr, __u32 mod,
 	mad_hdr(m, 0x81, method, attr, mod);
 	m[PIB_SMP_HOP_PTR] = 1;
 	m[PIB_SMP_HOP_CNT] = hops;
-	pib_put16(m + PIB_SMP_DR_SLID, PIB_PERMISSIVE_LID);
-	pib_put16(m + PIB_SMP_DR_DLID, PIB_PERMISSIVE_LID);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, m + PIB_SMP_DR_SLID);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, m + PIB_SMP_DR_DLID);
 	memcpy(m + PIB_SMP_INITIAL_PATH + 1, path, hops);
 }
 
@@ -155,9 +155,9 @@ static void gen_pkt(void)
 	for (k = 0; k < sizeof(ext); k++)
 		ext[k] = 0xe0 + k;
 	for (op = 0; op < 256; op++) {
-		unsigned int rules = pib_opcode_rules[op];
+		unsigned int rules = pib_opcodes[op].ext;
 
-		if (!(rules & PIB_OP_VALID))
+		if (!pib_opcodes[op].flags)
 			continue;
 		k = rules & PIB_EXT_PAYLOAD ? op % 4 : 0;
 		len = build_pkt(pkt, op, op & 1, 0, 0x1234, 0x42, 0x123456,
@@ -171,7 +171,7 @@ static void gen_pkt(void)
 	s.n = 0;
 	put(&s, pkt, len);
 	save("fuzz_pkt", "hello", &s);
-	len = build_pkt(pkt, PIB_OP_UD_SEND_ONLY, 1, 0, 0xc001, 1, 0xffffff, 0,
+	len = build_pkt(pkt, IB_OPCODE_UD_SEND_ONLY, 1, 0, 0xc001, 1, 0xffffff, 0,
 			ext, PIB_DETH_LEN, pay, PIB_MAX_PAYLOAD);
 	s.n = 0;
 	put(&s, pkt, len);
@@ -203,7 +203,7 @@ static void gen_dr(void)
 	put8(&s, 3);
 	dr_smp(m, 1, 0x11, 0, paths[2], 3);
 	m[PIB_SMP_HOP_PTR] = 4;
-	pib_put16(m + PIB_SMP_STATUS, 0x8000);	/* returning */
+	put_unaligned_be16(0x8000, m + PIB_SMP_STATUS);	/* returning */
 	put(&s, m, MAD_LEN);
 	save("fuzz_dr", "returning", &s);
 }
@@ -222,12 +222,7 @@ static void gen_sma(void)
 		{ 0x04, 1, 0x0012, 0 }, { 0x04, 2, 0x0012, 0 },
 		{ 0x04, 1, 0x001d, 0 }, { 0x04, 2, 0x001d, 0 },
 	};
-	struct pib_portinfo pi = {
-		.lid = 5, .sm_lid = 1, .port_state = PIB_PORT_NOP,
-		.link_width_enabled = 0xff, .link_speed_enabled = 0xf,
-		.neighbor_mtu = PIB_IB_MTU_1024, .mkey = 0x1122334455667788ULL,
-		.mkey_protect = 2, .subnet_timeout = 18, .lmc = 1,
-	};
+	union pib_port_info pi;
 	__u8 m[MAD_LEN];
 	struct seed s;
 	unsigned int i;
@@ -244,12 +239,23 @@ static void gen_sma(void)
 		save("fuzz_sma", "mad", &s);
 	}
 	/* The SM brings the port up: LID, then ARMED, then ACTIVE. */
+	memset(&pi, 0, sizeof(pi));
+	put_unaligned_be64(0x1122334455667788ULL, &pi.pi.mkey);
+	put_unaligned_be16(5, &pi.pi.lid);
+	put_unaligned_be16(1, &pi.pi.sm_lid);
+	pi.pi.link_width_enabled = 0xff;
+	pib_pi_set_link_speed_enabled(&pi.pi, 0xf);
+	pib_pi_set_neighbor_mtu(&pi.pi, IB_MTU_1024);
+	pib_pi_set_mkey_protect(&pi.pi, 2);
+	pib_pi_set_subnet_timeout(&pi.pi, 18);
+	pib_pi_set_lmc(&pi.pi, 1);
 	s.n = 0;
 	for (i = 0; i < 3; i++) {
-		pi.port_state = i ? PIB_PORT_ARMED + i - 1 : PIB_PORT_NOP;
+		pib_pi_set_port_state(&pi.pi, i ? IB_PORT_ARMED + i - 1 :
+						  IB_PORT_NOP);
 		put8(&s, 1);
 		mad_hdr(m, 0x01, 2, 0x0015, 1);
-		pib_portinfo_pack(m + 64, &pi);
+		memcpy(m + 64, pi.raw, sizeof(pi.raw));
 		put(&s, m, MAD_LEN);
 	}
 	/* Then a Get with the wrong M_Key, which protection level 2 drops. */
@@ -260,8 +266,8 @@ static void gen_sma(void)
 	s.n = 0;
 	put8(&s, 0);
 	mad_hdr(m, 0x01, 2, 0x0016, 0);
-	pib_put16(m + 64, 0xffff);
-	pib_put16(m + 66, 0x8001);
+	put_unaligned_be16(0xffff, m + 64);
+	put_unaligned_be16(0x8001, m + 66);
 	put(&s, m, MAD_LEN);
 	put8(&s, 0);
 	mad_hdr(m, 0x01, 2, 0x0017, 0);
@@ -281,7 +287,7 @@ static void gen_pma(void)
 	for (a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++) {
 		for (i = 0; i < 2 * sizeof(selects); i++) {
 			s.n = 0;
-			for (unsigned int c = 0; c < 7; c++) {
+			for (unsigned int c = 0; c < 11; c++) {
 				put16(&s, c & 1 ? 0xffff : 0);
 				put16(&s, c * 0x1111);
 				put16(&s, 0x1234);
@@ -289,7 +295,7 @@ static void gen_pma(void)
 			}
 			mad_hdr(m, 0x04, i & 1 ? 2 : 1, attrs[a], 0);
 			m[64 + 1] = selects[i / 2];
-			pib_put16(m + 64 + 2, i & 1 ? 0xffff : 0);
+			put_unaligned_be16(i & 1 ? 0xffff : 0, m + 64 + 2);
 			put(&s, m, MAD_LEN);
 			save("fuzz_pma", "mad", &s);
 		}
@@ -306,9 +312,7 @@ static void gen_switch_sma(void)
 		{ 1, 1, 0x001b, 0x10000000 }, { 1, 7, 0x0002, 0 },
 		{ 1, 0x81, 0x0011, 0 }, { 1, 3, 0x0011, 0 },
 	};
-	struct pib_portinfo pi = {
-		.lid = 100, .sm_lid = 1, .neighbor_mtu = 3, .lmc = 0,
-	};
+	union pib_port_info pi;
 	__u8 m[MAD_LEN];
 	struct seed s;
 	unsigned int i;
@@ -322,16 +326,20 @@ static void gen_switch_sma(void)
 		save("fuzz_switch_sma", "smp", &s);
 	}
 	/* The SM programs the switch: LID, ports up, LFT, MFT, top. */
+	memset(&pi, 0, sizeof(pi));
+	put_unaligned_be16(100, &pi.pi.lid);
+	put_unaligned_be16(1, &pi.pi.sm_lid);
+	pib_pi_set_neighbor_mtu(&pi.pi, IB_MTU_1024);
 	s.n = 0;
 	put8(&s, 1);
 	dr_smp(m, 2, 0x0015, 0, (const __u8[]){ 1 }, 1);
-	pib_portinfo_pack(m + 64, &pi);
+	memcpy(m + 64, pi.raw, sizeof(pi.raw));
 	put(&s, m, MAD_LEN);
 	for (i = 0; i < 2; i++) {
 		put8(&s, 1);
 		dr_smp(m, 2, 0x0015, 1, (const __u8[]){ 1 }, 1);
-		pi.port_state = PIB_PORT_ARMED + i;
-		pib_portinfo_pack(m + 64, &pi);
+		pib_pi_set_port_state(&pi.pi, IB_PORT_ARMED + i);
+		memcpy(m + 64, pi.raw, sizeof(pi.raw));
 		put(&s, m, MAD_LEN);
 	}
 	put8(&s, 1);
@@ -343,12 +351,12 @@ static void gen_switch_sma(void)
 	put(&s, m, MAD_LEN);
 	put8(&s, 1);
 	dr_smp(m, 2, 0x001b, 0x10000000, (const __u8[]){ 1 }, 1);
-	pib_put16(m + 64 + 2, 0x0006);
+	put_unaligned_be16(0x0006, m + 64 + 2);
 	put(&s, m, MAD_LEN);
 	put8(&s, 1);
 	dr_smp(m, 2, 0x0012, 0, (const __u8[]){ 1 }, 1);
-	pib_put16(m + 64 + 6, 64);
-	pib_put16(m + 64 + 18, 0xc001);
+	put_unaligned_be16(64, m + 64 + 6);
+	put_unaligned_be16(0xc001, m + 64 + 18);
 	m[64 + 11] = 0x04;
 	put(&s, m, MAD_LEN);
 	save("fuzz_switch_sma", "program", &s);
@@ -375,7 +383,7 @@ static void gen_switch(void)
 	for (i = 1; i <= 2; i++) {
 		s.n = 0;
 		dr_smp(m, 1, 0x0011, 0, (const __u8[]){ 1, 1 }, i);
-		len = build_pkt(pkt, PIB_OP_UD_SEND_ONLY, 0, PIB_VL15,
+		len = build_pkt(pkt, IB_OPCODE_UD_SEND_ONLY, 0, PIB_VL15,
 				PIB_PERMISSIVE_LID, PIB_PERMISSIVE_LID, 0, 0,
 				deth, sizeof(deth), m, MAD_LEN);
 		sw_from_peer(&s, pkt, len);
@@ -387,8 +395,8 @@ static void gen_switch(void)
 	for (i = 0; i < sizeof(dlids) / sizeof(dlids[0]); i++) {
 		s.n = 0;
 		mad_hdr(m, 0x01, 1, 0x0011, 0);
-		pib_put32(deth, dlids[i] == SW_LID ? 0 : UD_QKEY);
-		len = build_pkt(pkt, PIB_OP_UD_SEND_ONLY, i & 1,
+		put_unaligned_be32(dlids[i] == SW_LID ? 0 : UD_QKEY, deth);
+		len = build_pkt(pkt, IB_OPCODE_UD_SEND_ONLY, i & 1,
 				dlids[i] == SW_LID ? PIB_VL15 : 0, dlids[i], 10,
 				dlids[i] == SW_LID ? 0 :
 				dlids[i] >= 0xc000 ? 0xffffff : 5, 0,
@@ -452,9 +460,9 @@ static void qp_pkt(struct seed *s, __u8 qp, __u8 op, __u8 flags, int dpsn,
 /* Extension headers and payload: a RETH naming the MR, then @pay bytes. */
 static unsigned int reth_pay(__u8 *b, __u32 off, __u32 len, unsigned int pay)
 {
-	pib_put64(b, off);
-	pib_put32(b + 8, 0);
-	pib_put32(b + 12, len);
+	put_unaligned_be64(off, b);
+	put_unaligned_be32(0, b + 8);
+	put_unaligned_be32(len, b + 12);
 	memset(b + PIB_RETH_LEN, 0x3c, pay);
 	return PIB_RETH_LEN + pay;
 }
@@ -462,10 +470,10 @@ static unsigned int reth_pay(__u8 *b, __u32 off, __u32 len, unsigned int pay)
 /* An AtomicETH naming the MR (address 8), swap/add 5, compare 0. */
 static unsigned int atomic_eth(__u8 *b)
 {
-	pib_put64(b, 8);
-	pib_put32(b + 8, 0);
-	pib_put64(b + 12, 5);
-	pib_put64(b + 20, 0);
+	put_unaligned_be64(8, b);
+	put_unaligned_be32(0, b + 8);
+	put_unaligned_be64(5, b + 12);
+	put_unaligned_be64(0, b + 20);
 	return PIB_ATOMICETH_LEN;
 }
 
@@ -482,19 +490,19 @@ static void gen_resp(void)
 
 		s.n = 0;
 		qp_cfg(&s, 0, 0);
-		qp_pkt(&s, q, uc | PIB_OP_RC_SEND_ONLY, ack, 0, b, 100);
-		qp_pkt(&s, q, uc | PIB_OP_RC_SEND_FIRST, 0, 0, b, 256);
-		qp_pkt(&s, q, uc | PIB_OP_RC_SEND_MIDDLE, 0, 0, b, 256);
-		qp_pkt(&s, q, uc | PIB_OP_RC_SEND_LAST_IMM, ack, 0, b, 4 + 10);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 100);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_SEND_FIRST, 0, 0, b, 256);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_SEND_MIDDLE, 0, 0, b, 256);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE, ack, 0, b, 4 + 10);
 		save("fuzz_resp", "send", &s);
 		s.n = 0;
 		qp_cfg(&s, 1, 0x12);
 		n = reth_pay(b, 0, 300, 300);
-		qp_pkt(&s, q, uc | PIB_OP_RC_WRITE_ONLY, aim | ack, 0, b, n);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_RDMA_WRITE_ONLY, aim | ack, 0, b, n);
 		n = reth_pay(b, 4096, 600, 512);
-		qp_pkt(&s, q, uc | PIB_OP_RC_WRITE_FIRST, aim, 0, b, n);
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_RDMA_WRITE_FIRST, aim, 0, b, n);
 		memset(b, 0x77, 4 + 88);
-		qp_pkt(&s, q, uc | PIB_OP_RC_WRITE_LAST_IMM, aim | ack, 0, b,
+		qp_pkt(&s, q, uc | IB_OPCODE_RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, aim | ack, 0, b,
 		       4 + 88);
 		save("fuzz_resp", "write", &s);
 	}
@@ -502,49 +510,49 @@ static void gen_resp(void)
 	s.n = 0;
 	qp_cfg(&s, 2, 0x1b);
 	n = reth_pay(b, 100, 3000, 0);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, 0, b, n);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_REQUEST, aim | ack, 0, b, n);
 	n = atomic_eth(b);
-	qp_pkt(&s, 0, PIB_OP_RC_COMPARE_SWAP, aim | ack, 0, b, n);
-	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, n);
-	qp_pkt(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, -1, b, n);
+	qp_pkt(&s, 0, IB_OPCODE_RC_COMPARE_SWAP, aim | ack, 0, b, n);
+	qp_pkt(&s, 0, IB_OPCODE_RC_FETCH_ADD, aim | ack, 0, b, n);
+	qp_pkt(&s, 0, IB_OPCODE_RC_FETCH_ADD, aim | ack, -1, b, n);
 	n = reth_pay(b, 100, 3000, 0);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, -3, b, n);
-	qp_pkt(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 5, b, 10);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_REQUEST, aim | ack, -3, b, n);
+	qp_pkt(&s, 0, IB_OPCODE_RC_SEND_ONLY, ack, 5, b, 10);
 	put8(&s, 2);				/* a timer fires */
 	save("fuzz_resp", "read-atomic", &s);
 	/* UD, a multicast group, the GSI and SMI QPs, an SRQ's RNR. */
 	s.n = 0;
 	qp_cfg(&s, 0, 0);
 	memset(b, 0, 8);
-	pib_put32(b, UD_QKEY);
-	pib_put24(b + 5, 0x55);
-	qp_pkt(&s, 3, PIB_OP_UD_SEND_ONLY, 0, 0, b, 8 + 200);
-	qp_pkt(&s, 0x83, PIB_OP_UD_SEND_ONLY_IMM, 4, 0, b, 8 + 4 + 64);
-	pib_put32(b, QP1_QKEY);
-	qp_pkt(&s, 4, PIB_OP_UD_SEND_ONLY, 0, 0, b, 8 + 256);
-	pib_put32(b, 0);
-	qp_pkt(&s, 6, PIB_OP_UD_SEND_ONLY, 0x20, 0, b, 8 + 256);	/* VL15 */
-	qp_pkt(&s, 6, PIB_OP_UD_SEND_ONLY, 0, 0, b, 8 + 256);	/* not VL15 */
+	put_unaligned_be32(UD_QKEY, b);
+	put_unaligned_be24(0x55, b + 5);
+	qp_pkt(&s, 3, IB_OPCODE_UD_SEND_ONLY, 0, 0, b, 8 + 200);
+	qp_pkt(&s, 0x83, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, 4, 0, b, 8 + 4 + 64);
+	put_unaligned_be32(QP1_QKEY, b);
+	qp_pkt(&s, 4, IB_OPCODE_UD_SEND_ONLY, 0, 0, b, 8 + 256);
+	put_unaligned_be32(0, b);
+	qp_pkt(&s, 6, IB_OPCODE_UD_SEND_ONLY, 0x20, 0, b, 8 + 256);	/* VL15 */
+	qp_pkt(&s, 6, IB_OPCODE_UD_SEND_ONLY, 0, 0, b, 8 + 256);	/* not VL15 */
 	for (n = 0; n < 6; n++)
-		qp_pkt(&s, 1, PIB_OP_RC_SEND_ONLY, ack, 0, b, 64);
+		qp_pkt(&s, 1, IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 64);
 	put8(&s, 5);				/* poll */
 	put8(&s, 16);
 	put8(&s, 4);				/* post a receive on the SRQ */
 	put8(&s, 1);
 	put16(&s, 2000);
-	qp_pkt(&s, 1, PIB_OP_RC_SEND_ONLY, ack, 0, b, 64);
+	qp_pkt(&s, 1, IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 64);
 	save("fuzz_resp", "ud-gsi-srq", &s);
 	/* A state change under traffic: ERR, RESET and back. */
 	s.n = 0;
 	qp_cfg(&s, 0, 0);
-	qp_pkt(&s, 0, PIB_OP_RC_SEND_FIRST, 0, 0, b, 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_SEND_FIRST, 0, 0, b, 256);
 	put8(&s, 6);
 	put8(&s, 0);
 	put8(&s, 0);				/* to ERR */
 	put8(&s, 6);
 	put8(&s, 0);
 	put8(&s, 4 << 5);			/* RESET and up again */
-	qp_pkt(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 0, b, 100);
+	qp_pkt(&s, 0, IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 100);
 	save("fuzz_resp", "modify", &s);
 }
 
@@ -577,8 +585,8 @@ static void gen_comp(void)
 	qp_cfg(&s, 0, 0);
 	for (i = 0; i < 8; i++) {
 		b[0] = 0x1f;		/* AETH: ACK */
-		pib_put24(b + 1, i);
-		qp_pkt(&s, 0, PIB_OP_RC_ACKNOWLEDGE, 0, 2 * i, b, 4);
+		put_unaligned_be24(i, b + 1);
+		qp_pkt(&s, 0, IB_OPCODE_RC_ACKNOWLEDGE, 0, 2 * i, b, 4);
 	}
 	save("fuzz_comp", "acks", &s);
 	/* NAKs: sequence, RNR, invalid request, access, operational. */
@@ -588,9 +596,9 @@ static void gen_comp(void)
 		s.n = 0;
 		qp_cfg(&s, 0, 0x09);
 		b[0] = 0x1f;
-		qp_pkt(&s, 0, PIB_OP_RC_ACKNOWLEDGE, 0, 0, b, 4);
+		qp_pkt(&s, 0, IB_OPCODE_RC_ACKNOWLEDGE, 0, 0, b, 4);
 		b[0] = naks[i];
-		qp_pkt(&s, 0, PIB_OP_RC_ACKNOWLEDGE, 0, 1, b, 4);
+		qp_pkt(&s, 0, IB_OPCODE_RC_ACKNOWLEDGE, 0, 1, b, 4);
 		put8(&s, 2);		/* the RNR or retransmit timer */
 		save("fuzz_comp", "nak", &s);
 	}
@@ -603,23 +611,23 @@ static void gen_comp(void)
 	s.n = 0;
 	qp_cfg(&s, 0, 0);
 	b[0] = 0x1f;
-	qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_FIRST, 0, 19, b, 4 + 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0, 19, b, 4 + 256);
 	for (i = 0; i < 9; i++)
-		qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_MIDDLE, 0, 1, b, 256);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_LAST, 0, 1, b, 4 + 248);
-	qp_pkt(&s, 0, PIB_OP_RC_ATOMIC_ACKNOWLEDGE, 0, 0, b, 4 + 8);
-	qp_pkt(&s, 0, PIB_OP_RC_ATOMIC_ACKNOWLEDGE, 0, 0, b, 4 + 8);
+		qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE, 0, 1, b, 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST, 0, 1, b, 4 + 248);
+	qp_pkt(&s, 0, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, 0, 0, b, 4 + 8);
+	qp_pkt(&s, 0, IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE, 0, 0, b, 4 + 8);
 	put8(&s, 2);
-	qp_pkt(&s, 0, PIB_OP_RC_ACKNOWLEDGE, 0, 10, b, 4);
+	qp_pkt(&s, 0, IB_OPCODE_RC_ACKNOWLEDGE, 0, 10, b, 4);
 	put8(&s, 5);
 	put8(&s, 16);
 	save("fuzz_comp", "read-atomic", &s);
 	/* A READ response lost: the READ is asked again from the gap. */
 	s.n = 0;
 	qp_cfg(&s, 0, 0);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_FIRST, 0, 19, b, 4 + 256);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_MIDDLE, 0, 2, b, 256);
-	qp_pkt(&s, 0, PIB_OP_RC_READ_RESPONSE_FIRST, 0, 1, b, 4 + 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0, 19, b, 4 + 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE, 0, 2, b, 256);
+	qp_pkt(&s, 0, IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST, 0, 1, b, 4 + 256);
 	save("fuzz_comp", "read-gap", &s);
 	/* The user's QP: WQEs from its provider, a doorbell, an ACK. */
 	s.n = 0;
@@ -631,7 +639,7 @@ static void gen_comp(void)
 	put16(&s, 0xffff);
 	put16(&s, 0xfff0);
 	b[0] = 0x1f;
-	qp_pkt(&s, 5, PIB_OP_RC_ACKNOWLEDGE, 0, 3, b, 4);
+	qp_pkt(&s, 5, IB_OPCODE_RC_ACKNOWLEDGE, 0, 3, b, 4);
 	save("fuzz_comp", "user", &s);
 	/* UC and UD sends, a modify to SQD and back, timers. */
 	s.n = 0;
@@ -670,10 +678,10 @@ static void gen_resp_busy(void)
 	put8(&s, 9);
 	put8(&s, 2);				/* 3 packets */
 	n = reth_pay(b, 100, 3000, 0);
-	pkt_args(&s, 0, PIB_OP_RC_READ_REQUEST, aim | ack, 0, b, n);
+	pkt_args(&s, 0, IB_OPCODE_RC_RDMA_READ_REQUEST, aim | ack, 0, b, n);
 	n = atomic_eth(b);
-	pkt_args(&s, 0, PIB_OP_RC_FETCH_ADD, aim | ack, 0, b, n);
-	pkt_args(&s, 0, PIB_OP_RC_SEND_ONLY, ack, 0, b, 100);
+	pkt_args(&s, 0, IB_OPCODE_RC_FETCH_ADD, aim | ack, 0, b, n);
+	pkt_args(&s, 0, IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 100);
 	save("fuzz_resp", "read-busy", &s);
 }
 

@@ -297,7 +297,7 @@ static void sim_trace(struct sim *s, unsigned int from, const u8 *pkt,
 	e->op = p.bth.opcode;
 	e->psn = p.bth.psn;
 	if (p.ext & PIB_EXT_AETH)
-		e->syn = pkt[p.hdr_len];
+		e->syn = pib_aeth_syn(pib_pkt_ext(pkt, &p, PIB_EXT_AETH));
 	if (s->verbose)
 		fprintf(stderr, "%6lu %c->%c op 0x%02x psn 0x%06x syn 0x%02x len %4u%s\n",
 			e->t, 'A' + from, 'B' - from, e->op, e->psn, e->syn,
@@ -406,7 +406,7 @@ static void sim_check_dup(struct sim *s, unsigned int from, const u8 *buf,
 	u32 i;
 
 	/* (A NAK goes to the QP that receives it: its requester.) */
-	if (!pib_pkt_parse(buf, len, &p) && p.bth.opcode == PIB_OP_RC_ACKNOWLEDGE &&
+	if (!pib_pkt_parse(buf, len, &p) && p.bth.opcode == IB_OPCODE_RC_ACKNOWLEDGE &&
 	    buf[p.hdr_len] == 0x60 && qp->state == IB_QPS_RTS &&
 	    pib_psn_diff(p.bth.psn, qp->req.acked_psn) <= 0 &&
 	    qp->sq.ring.cons != qp->req.cur) {
@@ -416,9 +416,9 @@ static void sim_check_dup(struct sim *s, unsigned int from, const u8 *buf,
 				p.bth.psn, 'B' - from, qp->req.acked_psn);
 	}
 	if (pib_pkt_parse(buf, len, &p) ||
-	    (p.bth.opcode != PIB_OP_RC_READ_REQUEST &&
-	     p.bth.opcode != PIB_OP_RC_COMPARE_SWAP &&
-	     p.bth.opcode != PIB_OP_RC_FETCH_ADD) ||
+	    (p.bth.opcode != IB_OPCODE_RC_RDMA_READ_REQUEST &&
+	     p.bth.opcode != IB_OPCODE_RC_COMPARE_SWAP &&
+	     p.bth.opcode != IB_OPCODE_RC_FETCH_ADD) ||
 	    pib_psn_diff(p.bth.psn, resp->epsn) >= 0 ||
 	    !sim_req_needs(req, p.bth.psn) || qp->state != IB_QPS_RTS)
 		return;
@@ -904,7 +904,7 @@ static void sim_check_qp(struct sim *s, unsigned int i)
 	if (qp->resp.res_head - qp->resp.res_tail > qp->resp.num_res)
 		sim_fail(s, "%c: more responder resources than %u", 'A' + i,
 			 qp->resp.num_res);
-	if (qp->req.rnr_wait && !timer_pending(&qp->req.timer))
+	if (qp->req.state == PIB_REQ_RNR_WAIT && !timer_pending(&qp->req.timer))
 		sim_fail(s, "%c: waits for an RNR timer that does not run",
 			 'A' + i);
 	if (qp->sq.ring.cons == qp->req.cur && !qp->req.offset &&
@@ -1110,10 +1110,11 @@ static void sim_dump_qp(struct sim *s, unsigned int i)
 	fprintf(stderr, "%c: QP 0x%x state %d, WRs posted %llu done %llu, receives %llu of %llu, failed %d\n",
 		'A' + i, qp->ibqp.qp_num, qp->state, d->posted, d->done,
 		d->rdone, d->rposted, d->failed);
-	fprintf(stderr, "  req: cur %u offset %u psn 0x%06x acked 0x%06x sent 0x%06x retry_left %d rnr_left %d rd_atomic %u/%u read_gap %d rnr_wait %d timer %s%ld\n",
+	fprintf(stderr, "  req: cur %u offset %u psn 0x%06x acked 0x%06x sent 0x%06x retry_left %d rnr_left %d rd_atomic %u/%u %s %s timer %s%ld\n",
 		req->cur, req->offset, req->psn, req->acked_psn, req->sent_psn,
 		req->retry_left, req->rnr_left, req->rd_atomic,
-		qp->max_rd_atomic, req->read_gap, req->rnr_wait,
+		qp->max_rd_atomic, pib_req_state_name(req->state),
+		pib_comp_state_name(req->comp_state),
 		timer_pending(&req->timer) ? "in " : "off ",
 		timer_pending(&req->timer) ?
 		(long)(req->timer.expires - jiffies) : 0L);
@@ -1127,8 +1128,9 @@ static void sim_dump_qp(struct sim *s, unsigned int i)
 			st->last_psn, st->npkts, st->resp_off, st->resp_start,
 			st->sent, st->resp_done);
 	}
-	fprintf(stderr, "  resp: epsn 0x%06x msn %u nak_sent %d in_msg %d res %u..%u of %u ack_due %d (0x%06x 0x%02x) reads_due %d\n",
-		resp->epsn, resp->msn, resp->nak_psn_sent, resp->in_msg,
+	fprintf(stderr, "  resp: epsn 0x%06x msn %u %s msg %s res %u..%u of %u ack_due %d (0x%06x 0x%02x) reads_due %d\n",
+		resp->epsn, resp->msn, pib_resp_state_name(resp->state),
+		pib_resp_msg_state_name(resp->msg_state),
 		resp->res_tail, resp->res_head, resp->num_res, resp->ack_due,
 		resp->ack_psn, resp->ack_syn, resp->reads_due);
 	for (k = 0; k < resp->num_res; k++) {

@@ -30,7 +30,7 @@ export DEBIAN_FRONTEND=noninteractive
 pib_leftovers() {
 	ls -d /usr/src/pib-* /var/lib/dkms/pib /lib/modules/*/updates/dkms/pib.ko* \
 		"$libdir"/libibverbs/libpib-rdmav*.so /etc/libibverbs.d/pib.driver \
-		"$libdir"/wireshark/plugins/pib.lua 2>/dev/null
+		"$libdir"/wireshark/plugins/pib.lua /usr/sbin/pib-fabric 2>/dev/null
 }
 
 # What systemd makes on a real host, and the rig's guest does not: DKMS
@@ -82,6 +82,7 @@ packages_install() {
 		"^/lib/modules/${kver//+/\\+}/updates/dkms/pib\.ko"
 	check "the provider is installed" ls "$libdir"/libibverbs/libpib-rdmav[0-9]*.so
 	expect_eq "its driver file" "$(cat /etc/libibverbs.d/pib.driver)" "driver pib"
+	expect_eq "pib-fabric is installed" "$(command -v pib-fabric)" /usr/sbin/pib-fabric
 	# What udev loads on a real host.
 	check "modprobe ib_uverbs ib_umad" modprobe -a ib_uverbs ib_umad
 }

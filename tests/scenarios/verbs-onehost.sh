@@ -3,7 +3,9 @@
 # hosts: 1
 # timeout: 1800
 # The data path between two devices on one host (lo), under opensm: the
-# same tools as verbs-lan, with packets that never leave the kernel.
+# same tools as verbs-lan, with packets that never leave the kernel; and
+# what `rdma resource show -dd` says of an ibv_rc_pingpong pair's QPs, CQs
+# and MRs, running and then quiet.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -15,6 +17,96 @@ opensm -B -d 2 -t 1000 -g "$(ibstat -p pibloa)" -f "$PIB_RESULTS/opensm.log" \
 for d in pibloa piblob; do
 	check "$d ACTIVE" wait_for 300 grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state"
 done
+
+# field LINE NAME: the value after NAME in an `rdma res show` line. The
+# rdma tool prints a driver's attribute NAME as drv_NAME.
+field() { sed -n "s/.* $2 \([^ ]*\).*/\1/p" <<<"$1"; }
+
+# psn LINE NAME: the driver's PSN NAME in LINE, or "no-NAME" (which equals
+# no other) if it has none.
+psn() {
+	local v
+	v=$(field "$1" "drv_$2")
+	[[ $v =~ ^[0-9]+$ ]] && echo "$v" || echo "no-$2"
+}
+
+# pp_line RES DEV: the -dd line of ibv_rc_pingpong's RES (qp, cq, mr) on DEV.
+pp_line() {
+	rdma res show "$1" -dd | grep "comm ibv_rc_pingpong" | grep -E "^(link|dev) $2[ /]"
+}
+
+# pp_quiet: both QPs have every PSN they sent acknowledged.
+pp_quiet() {
+	local d l
+	for d in pibloa piblob; do
+		l=$(pp_line qp "$d")
+		[ "$(psn "$l" next_psn)" != no-next_psn ] &&
+			[ "$(psn "$l" una_psn)" = "$(psn "$l" next_psn)" ] &&
+			[ "$(psn "$l" sent_psn)" = "$(psn "$l" next_psn)" ] || return 1
+	done
+}
+
+# restrack_check: pib's driver details in `rdma resource show -dd` while
+# an ibv_rc_pingpong pair runs (the names), then once both processes are
+# stopped and their QPs quiet (the numbers, each QP against its peer).
+restrack_check() {
+	local srv cli a b cq mr user
+	ibv_rc_pingpong -d pibloa -n 100000000 >"$PIB_RESULTS/restrack.server" 2>&1 &
+	srv=$!
+	sleep 2
+	ibv_rc_pingpong -d piblob -n 100000000 localhost \
+		>"$PIB_RESULTS/restrack.client" 2>&1 &
+	cli=$!
+	check "res qp -dd: both pingpong QPs in RTS, requesters sending" \
+		wait_for 60 sh -c "[ \$(rdma res show qp -dd | grep 'comm ibv_rc_pingpong' |
+			grep -c 'state RTS .*drv_req_state sending') = 2 ]" ||
+		rdma res show qp -dd
+	a=$(pp_line qp pibloa)
+	echo "# $a"
+	expect_match "res qp -dd: the transport's states by name" "$a" \
+		' drv_req_state (sending|rnr_wait) drv_comp_state (in_order|read_gap) drv_resp_state (in_order|seq_nak_sent) drv_resp_msg_state (none|send|write) '
+	expect_match "res qp -dd: PSNs, READs and retries" "$a" \
+		' drv_next_psn [0-9]+ drv_sent_psn [0-9]+ drv_una_psn [0-9]+ drv_epsn [0-9]+ drv_msn [0-9]+ drv_rd_atomic 0 drv_max_rd_atomic 1 drv_retry_left [0-7] drv_rnr_left 7 '
+	expect_no_match "res qp (no -d): no driver details" \
+		"$(rdma res show qp | grep 'comm ibv_rc_pingpong')" 'drv_'
+	kill -STOP $srv $cli
+	check "res qp -dd: stopped, every PSN acknowledged" wait_for 60 pp_quiet
+	a=$(pp_line qp pibloa) b=$(pp_line qp piblob)
+	echo "# $a"
+	echo "# $b"
+	expect_eq "res qp -dd: server's next_psn is the client's epsn" \
+		"$(psn "$a" next_psn)" "$(psn "$b" epsn)"
+	expect_eq "res qp -dd: client's next_psn is the server's epsn" \
+		"$(psn "$b" next_psn)" "$(psn "$a" epsn)"
+	# max_send_wr 1 and rx_depth 500, as rings of powers of two; the RQ
+	# holds from 1 to 500 posted receives.
+	expect_match "res qp -dd: SQ and RQ depth and fill" "$a" \
+		' drv_sq_depth 1 drv_sq_fill 0 drv_rq_depth 512 drv_rq_fill ([1-9]|[1-9][0-9]|[1-4][0-9][0-9]|500) '
+	cq=$(pp_line cq pibloa)
+	echo "# $cq"
+	# rx_depth + 1 entries asked for: 511 usable of a ring of 512.
+	expect_match "res cq -dd: depth, fill, overflow, armed state" "$cq" \
+		'cqe 511 .* drv_cq_depth 512 drv_cq_fill [0-9]+ drv_overflowed 0 drv_notify disarmed '
+	mr=$(pp_line mr pibloa)
+	echo "# $mr"
+	expect_match "res mr -dd: its 4 KiB buffer: type, address, access, key" "$mr" \
+		'mrlen 4096 .* drv_mr_type user drv_iova 0x[0-9a-f]+ drv_access 0x1 drv_key 0x[0-9a-f]+ drv_valid 1 drv_npages 1 '
+	expect_match "res mr -dd: pib's key is the rkey" "$mr" \
+		" rkey $(field "$mr" drv_key) "
+	user=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+		rdma res show mr -dd 2>&1 | grep 'comm ibv_rc_pingpong')
+	echo "# as nobody: $user"
+	expect_match "res mr -dd as a user without CAP_NET_ADMIN: the details" \
+		"$user" ' drv_mr_type user drv_access 0x1 drv_valid 1 drv_npages 1 '
+	expect_no_match "res mr -dd as a user without CAP_NET_ADMIN: no address or key" \
+		"$user" ' (drv_key|drv_iova|rkey|lkey) 0x'
+	kill -KILL $srv $cli
+	wait $srv $cli 2>/dev/null
+	check "res qp: the pingpong QPs are gone" wait_for 30 sh -c \
+		"! rdma res show qp | grep -q 'comm ibv_rc_pingpong'"
+}
+
+restrack_check
 PAIR_DEV=pibloa PAIR_DEV2=piblob
 verbs_suite "$(ibv_devinfo -d pibloa | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
 pib_done

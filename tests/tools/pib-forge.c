@@ -193,16 +193,16 @@ static void put_mad(const struct opts *o, __u8 *p, unsigned long long i)
 	p[1] = o->mclass;
 	p[2] = o->cver;
 	p[3] = o->method;
-	pib_put64(p + 8, 0x666f726700000000ULL | i);	/* TID: "forg" */
-	pib_put16(p + 16, o->attr);
-	pib_put32(p + 20, o->mod);
+	put_unaligned_be64(0x666f726700000000ULL | i, p + 8);	/* TID: "forg" */
+	put_unaligned_be16(o->attr, p + 16);
+	put_unaligned_be32(o->mod, p + 20);
 	if (o->mclass == CLASS_SUBN_LID || o->mclass == CLASS_SUBN_DR)
-		pib_put64(p + SMP_MKEY, o->mkey);
+		put_unaligned_be64(o->mkey, p + SMP_MKEY);
 	if (o->dr) {
 		p[PIB_SMP_HOP_PTR] = 1;
 		p[PIB_SMP_HOP_CNT] = 1;
-		pib_put16(p + PIB_SMP_DR_SLID, PIB_PERMISSIVE_LID);
-		pib_put16(p + PIB_SMP_DR_DLID, PIB_PERMISSIVE_LID);
+		put_unaligned_be16(PIB_PERMISSIVE_LID, p + PIB_SMP_DR_SLID);
+		put_unaligned_be16(PIB_PERMISSIVE_LID, p + PIB_SMP_DR_DLID);
 	}
 	memcpy(p + SMP_DATA, o->data, o->data_len);
 }
@@ -216,8 +216,8 @@ static unsigned int build(const struct opts *o, __u8 *p, unsigned long long i)
 			       .slid = o->slid, .lnh = o->has_dgid ?
 			       PIB_LNH_IBA_GLOBAL : PIB_LNH_IBA_LOCAL };
 	struct pib_bth bth = {
-		.opcode = o->kind == K_ACK ? PIB_OP_RC_ACKNOWLEDGE :
-					     PIB_OP_UD_SEND_ONLY,
+		.opcode = o->kind == K_ACK ? IB_OPCODE_RC_ACKNOWLEDGE :
+					     IB_OPCODE_UD_SEND_ONLY,
 		.pkey = o->pkey, .dest_qp = o->qp,
 		.psn = (o->psn + i * o->psn_step) & 0xffffff,
 	};
@@ -231,11 +231,11 @@ static unsigned int build(const struct opts *o, __u8 *p, unsigned long long i)
 	memset(p, 0, PIB_MAX_PKT_LEN);
 	if (o->kind == K_ACK) {
 		p[off] = o->syn;
-		pib_put24(p + off + 1, o->msn);
+		put_unaligned_be24(o->msn, p + off + 1);
 		off += PIB_AETH_LEN;
 	} else {
-		pib_put32(p + off, o->qkey);
-		pib_put24(p + off + 5, o->src_qp);
+		put_unaligned_be32(o->qkey, p + off);
+		put_unaligned_be24(o->src_qp, p + off + 5);
 		off += PIB_DETH_LEN;
 		n = o->len;
 		bth.pad = -n & 3;

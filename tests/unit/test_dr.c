@@ -15,8 +15,8 @@ static void new_smp(unsigned int hop_cnt, const __u8 *path, size_t n)
 {
 	memset(smp, 0, sizeof(smp));
 	smp[PIB_SMP_HOP_CNT] = hop_cnt;
-	pib_put16(smp + PIB_SMP_DR_SLID, PIB_PERMISSIVE_LID);
-	pib_put16(smp + PIB_SMP_DR_DLID, PIB_PERMISSIVE_LID);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, smp + PIB_SMP_DR_SLID);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, smp + PIB_SMP_DR_DLID);
 	memcpy(smp + PIB_SMP_INITIAL_PATH, path, n);
 	/* The source HCA advances HopPtr as it sends (IBA C14-9:1). */
 	smp[PIB_SMP_HOP_PTR] = 1;
@@ -24,7 +24,7 @@ static void new_smp(unsigned int hop_cnt, const __u8 *path, size_t n)
 
 static void turn_around(void)
 {
-	pib_put16(smp + PIB_SMP_STATUS, PIB_SMP_DIRECTION);
+	put_unaligned_be16(PIB_SMP_DIRECTION, smp + PIB_SMP_STATUS);
 }
 
 static void test_two_switches(void)
@@ -87,7 +87,7 @@ static void test_bad_smps(void)
 	new_smp(200, path, sizeof(path));		/* more hops than a path holds */
 	CHECK_EQ(pib_dr_switch_route(smp, 3, 10, &out), PIB_DR_DISCARD);
 	new_smp(1, path, sizeof(path));
-	pib_put16(smp + PIB_SMP_DR_DLID, 5);	/* LID-routed part: not routed */
+	put_unaligned_be16(5, smp + PIB_SMP_DR_DLID);	/* LID-routed part: not routed */
 	CHECK_EQ(pib_dr_switch_route(smp, 3, 10, &out), PIB_DR_DISCARD);
 	/* A returning SMP from a link must have been stepped back already. */
 	new_smp(1, path, sizeof(path));
@@ -100,8 +100,8 @@ static void test_bad_smps(void)
 	for (unsigned int i = 0; i < 100000; i++) {
 		for (unsigned int j = 0; j < PIB_SMP_LEN; j++)
 			smp[j] = (i * 2654435761u >> (j % 24)) + j;
-		pib_put16(smp + PIB_SMP_DR_SLID, PIB_PERMISSIVE_LID);
-		pib_put16(smp + PIB_SMP_DR_DLID, PIB_PERMISSIVE_LID);
+		put_unaligned_be16(PIB_PERMISSIVE_LID, smp + PIB_SMP_DR_SLID);
+		put_unaligned_be16(PIB_PERMISSIVE_LID, smp + PIB_SMP_DR_DLID);
 		CHECK(pib_dr_switch_route(smp, i % 12, 10, &out) <= PIB_DR_FORWARD);
 	}
 }

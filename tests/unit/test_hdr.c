@@ -5,11 +5,11 @@
 
 static void test_mtu_bytes(void)
 {
-	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_256), 256);
-	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_1024), 1024);
-	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_4096), 4096);
-	CHECK_EQ(pib_ib_mtu_bytes(PIB_IB_MTU_INVALID), 0);
-	CHECK_EQ(pib_ib_mtu_bytes((enum pib_ib_mtu)6), 0);
+	CHECK_EQ(pib_ib_mtu_bytes(IB_MTU_256), 256);
+	CHECK_EQ(pib_ib_mtu_bytes(IB_MTU_1024), 1024);
+	CHECK_EQ(pib_ib_mtu_bytes(IB_MTU_4096), 4096);
+	CHECK_EQ(pib_ib_mtu_bytes(0), 0);
+	CHECK_EQ(pib_ib_mtu_bytes((enum ib_mtu)6), 0);
 }
 
 static void test_mtu_for_netdev(void)
@@ -18,21 +18,21 @@ static void test_mtu_for_netdev(void)
 	unsigned int m;
 
 	/* The brief's examples. */
-	CHECK_EQ(pib_ib_mtu_for_netdev(1500), PIB_IB_MTU_1024);
-	CHECK_EQ(pib_ib_mtu_for_netdev(9000), PIB_IB_MTU_4096);
-	CHECK_EQ(pib_ib_mtu_for_netdev(65536), PIB_IB_MTU_4096);
+	CHECK_EQ(pib_ib_mtu_for_netdev(1500), IB_MTU_1024);
+	CHECK_EQ(pib_ib_mtu_for_netdev(9000), IB_MTU_4096);
+	CHECK_EQ(pib_ib_mtu_for_netdev(65536), IB_MTU_4096);
 	/* The smallest netdev that can carry IB, and one byte less. */
-	CHECK_EQ(pib_ib_mtu_for_netdev(min), PIB_IB_MTU_256);
-	CHECK_EQ(pib_ib_mtu_for_netdev(min - 1), PIB_IB_MTU_INVALID);
-	CHECK_EQ(pib_ib_mtu_for_netdev(0), PIB_IB_MTU_INVALID);
-	CHECK_EQ(pib_ib_mtu_for_netdev(68), PIB_IB_MTU_INVALID);
+	CHECK_EQ(pib_ib_mtu_for_netdev(min), IB_MTU_256);
+	CHECK_EQ(pib_ib_mtu_for_netdev(min - 1), 0);
+	CHECK_EQ(pib_ib_mtu_for_netdev(0), 0);
+	CHECK_EQ(pib_ib_mtu_for_netdev(68), 0);
 	/* Every chosen MTU fits with its framing; the next one up does not. */
 	for (m = min; m <= 9000; m++) {
-		enum pib_ib_mtu mtu = pib_ib_mtu_for_netdev(m);
+		enum ib_mtu mtu = pib_ib_mtu_for_netdev(m);
 		unsigned int need = pib_ib_mtu_bytes(mtu) + PIB_IB_MAX_FRAMING +
 				    PIB_UDP_IPV4_OVERHEAD;
 
-		if (need > m || (mtu < PIB_IB_MTU_4096 &&
+		if (need > m || (mtu < IB_MTU_4096 &&
 				 need + pib_ib_mtu_bytes(mtu) <= m)) {
 			CHECK(!"MTU rule broken");
 			fprintf(stderr, "  netdev MTU %u -> IB MTU code %d\n", m, mtu);

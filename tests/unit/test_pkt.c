@@ -20,7 +20,7 @@ static unsigned int build(__u8 *p, __u8 opcode, int global, unsigned int payload
 			       .next_hdr = PIB_GRH_NEXT_HDR_BTH, .hop_limit = 64 };
 	struct pib_bth bth = { .opcode = opcode, .se = 1, .pad = pad, .pkey = 0xffff,
 			       .dest_qp = 0x123456, .ack_req = 1, .psn = 0xfedcba };
-	unsigned int rules = pib_opcode_rules[opcode];
+	unsigned int rules = pib_opcodes[opcode].ext;
 	unsigned int off, i, ext = pib_ext_len(rules);
 
 	memset(p, 0, sizeof(buf));
@@ -48,7 +48,7 @@ static unsigned int build(__u8 *p, __u8 opcode, int global, unsigned int payload
 /* Recompute only the VCRC, as a switch would after changing a variant field. */
 static void revcrc(__u8 *p, unsigned int len)
 {
-	pib_put_le16(p + len - 2, pib_vcrc(p, len - 2));
+	put_unaligned_le16(pib_vcrc(p, len - 2), p + len - 2);
 }
 
 /* The VCRC one byte at a time, as the IBA defines it. */
@@ -103,18 +103,18 @@ static void test_crcs(void)
 	__u8 m[11];
 
 	memcpy(m, check, 9);
-	pib_put_le16(m + 9, pib_vcrc(m, 9));
+	put_unaligned_le16(pib_vcrc(m, 9), m + 9);
 	__u16 res = pib_vcrc(m, 11);
 
 	m[0] ^= 0x55;
-	pib_put_le16(m + 9, pib_vcrc(m, 9));
+	put_unaligned_le16(pib_vcrc(m, 9), m + 9);
 	CHECK_EQ(pib_vcrc(m, 11), res);
 }
 
 static void test_header_round_trips(void)
 {
 	struct pib_pkt pkt;
-	unsigned int len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 256, 0);
+	unsigned int len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 256, 0);
 
 	CHECK_EQ(len, 8 + 12 + 8 + 256 + 4 + 2);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
@@ -123,7 +123,7 @@ static void test_header_round_trips(void)
 	CHECK_EQ(pkt.lrh.dlid, 0x1234);
 	CHECK_EQ(pkt.lrh.slid, 0x42);
 	CHECK_EQ(pkt.lrh.pkt_len, (len - 2) / 4);
-	CHECK_EQ(pkt.bth.opcode, PIB_OP_UD_SEND_ONLY);
+	CHECK_EQ(pkt.bth.opcode, IB_OPCODE_UD_SEND_ONLY);
 	CHECK_EQ(pkt.bth.se, 1);
 	CHECK_EQ(pkt.bth.pkey, 0xffff);
 	CHECK_EQ(pkt.bth.dest_qp, 0x123456);
@@ -134,7 +134,7 @@ static void test_header_round_trips(void)
 	CHECK_EQ(pkt.payload_len, 256);
 	CHECK_EQ(buf[pkt.payload_off + 1], 7);
 
-	len = build(buf, PIB_OP_UD_SEND_ONLY_IMM, 1, 13, 3);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, 1, 13, 3);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 	CHECK_EQ(pkt.hdr_len, 8 + 40 + 12);
 	CHECK_EQ(pkt.grh.ip_ver, 6);
@@ -165,7 +165,7 @@ static void test_icrc_variant_fields(void)
 	unsigned int len;
 
 	/* Local packet: VL and BTH.Resv8a may change, the LRH otherwise not. */
-	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 64, 0);
+	len = build(buf, IB_OPCODE_RC_SEND_ONLY, 0, 64, 0);
 	buf[0] |= 0x70;		/* VL 7 */
 	buf[8 + 4] = 0x5a;	/* Resv8a */
 	revcrc(buf, len);
@@ -176,7 +176,7 @@ static void test_icrc_variant_fields(void)
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
 
 	/* Global packet: the whole LRH, TClass, FlowLabel, HopLmt vary. */
-	len = build(buf, PIB_OP_RC_SEND_ONLY, 1, 64, 0);
+	len = build(buf, IB_OPCODE_RC_SEND_ONLY, 1, 64, 0);
 	buf[0] |= 0xe0;		/* VL 14: VL15 would have to be an SMP */
 	buf[1] |= 0xf0;		/* SL */
 	buf[2] ^= 0xff;		/* DLID: routers rewrite it */
@@ -191,7 +191,7 @@ static void test_icrc_variant_fields(void)
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
 
-	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 64, 0);
+	len = build(buf, IB_OPCODE_RC_SEND_ONLY, 0, 64, 0);
 	buf[40] ^= 0x80;	/* payload */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_ICRC);
@@ -203,11 +203,11 @@ static void test_opcode_table(void)
 	unsigned int op, len, known = 0;
 
 	for (op = 0; op < 256; op++) {
-		unsigned int rules = pib_opcode_rules[op];
+		unsigned int rules = pib_opcodes[op].ext;
 		unsigned int payload = rules & PIB_EXT_PAYLOAD ? 100 : 0;
 
 		len = build(buf, op, op & 1, payload, 0);
-		if (!(rules & PIB_OP_VALID)) {
+		if (!pib_opcodes[op].flags) {
 			CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_OPCODE);
 			continue;
 		}
@@ -221,10 +221,46 @@ static void test_opcode_table(void)
 		}
 	}
 	CHECK_EQ(known, 37);
-	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_ATOMIC_ACKNOWLEDGE]), 12);
-	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_COMPARE_SWAP]), 28);
-	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_RC_WRITE_ONLY_IMM]), 20);
-	CHECK_EQ(pib_ext_len(pib_opcode_rules[PIB_OP_UD_SEND_ONLY_IMM]), 12);
+	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE].ext), 12);
+	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_COMPARE_SWAP].ext), 28);
+	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE].ext), 20);
+	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE].ext), 12);
+}
+
+/*
+ * The opcode table agrees with itself: a known opcode has a name and one
+ * transport; a message's FIRST, MIDDLE and LAST opcodes, as its ONLY
+ * opcode names them, are of its transport and kind, and in their place.
+ */
+static void test_opcode_links(void)
+{
+	const unsigned int tp = PIB_OPF_RC | PIB_OPF_UC | PIB_OPF_UD;
+	const unsigned int kind = PIB_OPF_SEND | PIB_OPF_WRITE;
+	unsigned int op, f, links = 0;
+
+	for (op = 0; op < 256; op++) {
+		const struct pib_opcode_info *o = &pib_opcodes[op];
+
+		CHECK_EQ(!o->name, !o->flags);
+		if (!o->flags)
+			continue;
+		f = o->flags & tp;
+		CHECK(f && !(f & (f - 1)));
+		CHECK_EQ(op >> 5, f == PIB_OPF_RC ? 0u : f == PIB_OPF_UC ? 1u : 3u);
+		if (!o->last)	/* (RC SEND FIRST is opcode 0) */
+			continue;
+		links++;
+		CHECK_EQ(o->flags & PIB_OPF_ONLY, PIB_OPF_ONLY);
+		CHECK_EQ(pib_opcodes[o->first].flags & (tp | kind | PIB_OPF_ONLY),
+			 (o->flags & (tp | kind)) | PIB_OPF_FIRST);
+		CHECK_EQ(pib_opcodes[o->middle].flags & (tp | kind | PIB_OPF_ONLY),
+			 o->flags & (tp | kind));
+		CHECK_EQ(pib_opcodes[o->last].flags & ~PIB_OPF_FIRST,
+			 o->flags & ~PIB_OPF_FIRST);
+	}
+	CHECK_EQ(links, 9);
+	CHECK(!strcmp(pib_opcodes[IB_OPCODE_UC_RDMA_WRITE_ONLY].name,
+		      "UC_RDMA_WRITE_ONLY"));
 }
 
 static void test_bad_fields(void)
@@ -232,42 +268,42 @@ static void test_bad_fields(void)
 	struct pib_pkt pkt;
 	unsigned int len;
 
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 32, 0);
 	buf[0] |= 1;		/* LVer 1 */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_LVER);
 
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 32, 0);
 	buf[1] = (buf[1] & ~3) | PIB_LNH_IP;
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_LNH);
 
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 32, 0);
 	buf[8 + 1] |= 2;	/* TVer 2 */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_TVER);
 
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 1, 32, 0);
 	buf[8] = 0x40;		/* IPVer 4 */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 1, 32, 0);
 	buf[8 + 6] = 0x11;	/* NxtHdr UDP */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 1, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 1, 32, 0);
 	buf[8 + 5] += 4;	/* PayLen */
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_GRH);
 
 	/* PktLen must match the datagram, in both directions. */
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 32, 0);
 	CHECK_EQ(pib_pkt_parse(buf, len + 4, &pkt), PIB_PKT_BAD_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len - 4, &pkt), PIB_PKT_BAD_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, PIB_MAX_PKT_LEN + 2, &pkt), PIB_PKT_BAD_LEN);
 
 	/* A pad larger than the payload area. */
-	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 0, 0);
+	len = build(buf, IB_OPCODE_RC_SEND_ONLY, 0, 0, 0);
 	buf[8 + 1] |= 3 << 4;
 	revcrc(buf, len);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_SHORT);
@@ -277,12 +313,12 @@ static void test_bad_fields(void)
 static unsigned int build_mad(__u8 *p, unsigned int qpn, unsigned int vl,
 			      __u8 cls, __u8 base, unsigned int len)
 {
-	unsigned int n = build(p, PIB_OP_UD_SEND_ONLY, 0, len, -len & 3);
+	unsigned int n = build(p, IB_OPCODE_UD_SEND_ONLY, 0, len, -len & 3);
 	struct pib_pkt pkt;
 
 	pib_pkt_locate(p, n, &pkt);
 	p[0] = vl << 4;
-	pib_put24(p + 8 + 5, qpn);
+	put_unaligned_be24(qpn, p + 8 + 5);
 	p[pkt.payload_off] = base;
 	p[pkt.payload_off + 1] = cls;
 	return pib_pkt_seal(p, n - PIB_ICRC_LEN - PIB_VCRC_LEN);
@@ -318,7 +354,7 @@ static void test_vl15_and_mads(void)
 	len = build_mad(buf, 1, 0, 0x04, 2, 256);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_VERSION);
-	len = build(buf, PIB_OP_UD_SEND_ONLY_IMM, 0, 256, 0);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE, 0, 256, 0);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 	CHECK_EQ(pib_mad_check(1, &pkt, buf), PIB_MAD_BAD_OPCODE);
 	/* VL15: an SMP's shape, for QP0, or nothing. */
@@ -329,27 +365,27 @@ static void test_vl15_and_mads(void)
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
 	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_LID, 1, 512);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
-	len = build(buf, PIB_OP_RC_SEND_ONLY, 0, 256, 0);
+	len = build(buf, IB_OPCODE_RC_SEND_ONLY, 0, 256, 0);
 	buf[0] = 0xf0;
-	pib_put24(buf + 8 + 5, 0);
+	put_unaligned_be24(0, buf + 8 + 5);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_VL15);
 	/* SLIDs: unicast; permissive on VL15 only; never 0 nor multicast. */
 	len = build_mad(buf, 0, 15, PIB_MGMT_CLASS_SUBN_DR, 1, 256);
-	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, buf + 6);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
-	len = build(buf, PIB_OP_UD_SEND_ONLY, 0, 32, 0);
-	pib_put16(buf + 6, PIB_PERMISSIVE_LID);
+	len = build(buf, IB_OPCODE_UD_SEND_ONLY, 0, 32, 0);
+	put_unaligned_be16(PIB_PERMISSIVE_LID, buf + 6);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
-	pib_put16(buf + 6, 0);
+	put_unaligned_be16(0, buf + 6);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_SLID);
-	pib_put16(buf + 6, PIB_LID_MCAST + 5);
+	put_unaligned_be16(PIB_LID_MCAST + 5, buf + 6);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_BAD_SLID);
-	pib_put16(buf + 6, PIB_LID_MCAST - 1);
+	put_unaligned_be16(PIB_LID_MCAST - 1, buf + 6);
 	len = pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 	CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_OK);
 	/* QP0 on VL0 parses: pib_hca_receive() refuses it for QP0. */
@@ -366,7 +402,7 @@ static void test_truncation_and_bit_flips(void)
 	int global;
 
 	for (global = 0; global < 2; global++) {
-		len = build(buf, PIB_OP_RC_WRITE_ONLY_IMM, global, 48, 0);
+		len = build(buf, IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE, global, 48, 0);
 		for (i = 0; i < len; i++) {
 			/* A copy of exactly i bytes, so ASan sees overreads. */
 			__u8 *t = malloc(i ? i : 1);
@@ -416,7 +452,7 @@ static void test_random_input(void)
 		if (len >= 10 && (next_rand() & 1)) {
 			len = ((len - 2) & ~3u) + 2;
 			t[0] &= 0xf0;
-			pib_put16(t + 4, (len - 2) / 4);
+			put_unaligned_be16((len - 2) / 4, t + 4);
 			if (next_rand() & 1)
 				t[8 + 1] &= 0xf0;
 			revcrc(t, len);
@@ -476,7 +512,7 @@ static void test_hello(void)
 static void test_locate(void)
 {
 	struct pib_pkt pkt, parsed;
-	unsigned int len = build(buf, PIB_OP_RC_SEND_ONLY, 1, 64, 0);
+	unsigned int len = build(buf, IB_OPCODE_RC_SEND_ONLY, 1, 64, 0);
 
 	CHECK_EQ(pib_pkt_parse(buf, len, &parsed), PIB_PKT_OK);
 	CHECK_EQ(pib_pkt_locate(buf, len, &pkt), PIB_PKT_OK);
@@ -503,6 +539,7 @@ int main(void)
 	test_header_round_trips();
 	test_icrc_variant_fields();
 	test_opcode_table();
+	test_opcode_links();
 	test_bad_fields();
 	test_truncation_and_bit_flips();
 	test_random_input();

@@ -36,6 +36,12 @@
 #include <linux/udp.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/ib_user_ioctl_verbs.h>
+/* What pib_hdr.h needs of the kernel, shared with its other host builds. */
+#include <assert.h>
+#include "../../include/linux/unaligned.h"
+#include "../../include/rdma/ib_pack.h"
+#include "../../include/rdma/ib_smi.h"
+#include "../../include/rdma/ib_verbs.h"
 
 /* The kernel the shim stands for (pib_compat.h asks). */
 #define KERNEL_VERSION(a, b, c)	(((a) << 16) + ((b) << 8) + min(c, 255))
@@ -737,6 +743,8 @@ struct ib_vl_weight_elem {
 #define IB_PMA_SELX_PORT_RCV_PACKETS		cpu_to_be16(0x0008)
 #define IB_PMA_SELX_PORT_UNI_XMIT_PACKETS	cpu_to_be16(0x0010)
 #define IB_PMA_SELX_PORT_UNI_RCV_PACKETS	cpu_to_be16(0x0020)
+#define IB_PMA_SELX_PORT_MULTI_XMIT_PACKETS	cpu_to_be16(0x0040)
+#define IB_PMA_SELX_PORT_MULTI_RCV_PACKETS	cpu_to_be16(0x0080)
 
 struct ib_pma_mad {
 	struct ib_mad_hdr mad_hdr;
@@ -786,9 +794,6 @@ struct ib_pma_portcounters_ext {
 /* Verbs: enums with the kernel's values */
 enum rdma_node_type { RDMA_NODE_IB_CA = 1, RDMA_NODE_IB_SWITCH };
 
-enum ib_port_state {
-	IB_PORT_NOP, IB_PORT_DOWN, IB_PORT_INIT, IB_PORT_ARMED, IB_PORT_ACTIVE,
-};
 
 enum ib_port_phys_state {
 	IB_PORT_PHYS_STATE_SLEEP = 1,
@@ -797,9 +802,6 @@ enum ib_port_phys_state {
 	IB_PORT_PHYS_STATE_LINK_UP = 5,
 };
 
-enum ib_mtu {
-	IB_MTU_256 = 1, IB_MTU_512, IB_MTU_1024, IB_MTU_2048, IB_MTU_4096,
-};
 
 static inline int ib_mtu_enum_to_int(enum ib_mtu mtu)
 {

@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 1
+# timeout: 900
+# cpus: 2
+# A fabric of network namespaces on one machine, through pib-fabric as a
+# user runs it (make install puts it in /usr/local/sbin):
+# - `pib-fabric up 8 --ipoib` under opensm: 8 ports ACTIVE in `status`,
+#   ibnetdiscover finds 8 switches and 8 CAs, ib_send_bw runs between
+#   hosts 1 and 8, IPoIB pings and rping (rdma_cm) across; a fabric that
+#   is up refuses a second `up`, and bad arguments get a clear error;
+# - a host gone as a container goes (namespace deleted, processes killed)
+#   while ib_write_bw runs: its device goes, the peer's perftest ends, the
+#   others go on;
+# - `down` leaves no namespace, device or opensm behind;
+# - `up 3 --exclusive`: each host sees only its own device, perftest runs
+#   between them, and `down` sets the shared mode back.
+# The rig fails the test on any kernel warning.
+# shellcheck source=../lib.sh
+. "$PIB_SRC/tests/lib.sh"
+
+pib_install
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+fab=/usr/local/sbin/pib-fabric
+n=8
+
+# pib_devs: how many pib<I> devices this namespace sees.
+pib_devs() {
+	local d c=0
+	for d in /sys/class/infiniband/pib[0-9]*; do
+		[ -e "$d" ] && c=$((c + 1))
+	done
+	echo $c
+}
+
+# no_fabric WHEN: nothing of pib-fabric's is left.
+no_fabric() {
+	expect_eq "$1: no pibf namespace" "$(ip netns list | grep -c '^pibf')" 0
+	expect_eq "$1: no pib device" "$(pib_devs)" 0
+	expect_eq "$1: no opensm" "$(pgrep -c opensm)" 0
+}
+
+check_fails "up 0: refused" "want a number of hosts" $fab up 0
+check_fails "up --sm nosuch: refused" "--sm opensm or none" $fab up 2 --sm nosuch
+check_fails "exec without a fabric: refused" "no host '1'" $fab exec 1 true
+
+t=$SECONDS
+check "pib-fabric up $n --ipoib" timeout 300 $fab up $n --ipoib
+elapsed "$t" "up $n"
+status=$($fab status)
+echo "$status"
+expect_eq "status: $n ports ACTIVE" "$(grep -c ' ACTIVE ' <<<"$status")" $n
+check_fails "a second up: refused" "up already" $fab up 2
+
+topo=$($fab exec 1 timeout 120 ibnetdiscover 2>&1)
+expect_eq "ibnetdiscover: $n switches" "$(grep -c '^Switch' <<<"$topo")" $n
+expect_eq "ibnetdiscover: $n CAs" "$(grep -c '^Ca' <<<"$topo")" $n
+
+# pair_ns NAME SECONDS SERVER CLIENT CMD...: perftest CMD as a server in
+# host SERVER and as its client in host CLIENT, over the LAN's addresses.
+# With -F: on a busy guest perftest's CPU clock fit is poor, and without
+# it perftest exits 1 after the traffic ("Can't produce a report").
+pair_ns() {
+	local name=$1 t=$2 s=$3 c=$4 pid cpid st=0 out=$PIB_RESULTS/$1 i
+	shift 4
+	timeout "$t" $fab exec "$s" "$@" -F -d "pib$s" >"$out.server" 2>&1 &
+	pid=$!
+	sleep 3
+	timeout "$t" $fab exec "$c" "$@" -F -d "pib$c" "10.250.0.$s" >"$out.client" 2>&1 &
+	cpid=$!
+	# Still at it after half its time (a run takes seconds): what the
+	# QPs and CQs of both ends hold, while they exist.
+	if ! wait_for $((t / 2)) sh -c "! kill -0 $cpid 2>/dev/null"; then
+		echo "# $name: still running after $((t / 2)) s"
+		for i in "$s" "$c"; do
+			$fab exec "$i" rdma res show qp -dd | grep "pib$i/.* RC"
+			$fab exec "$i" rdma res show cq -dd | grep "pib$i .*comm \[ib_send"
+			$fab exec "$i" rdma statistic show link "pib$i/1"
+		done
+	fi
+	wait "$cpid" || st=$?
+	wait "$pid" || st=$((st ? st : $?))
+	if [ $st = 0 ]; then
+		ok "$name"
+	else
+		fail "$name: exit $st"
+		tail -n 10 "$out.server" "$out.client" | sed 's/^/    /'
+	fi
+}
+
+pair_ns "ib_send_bw between hosts 1 and $n" 180 1 $n ib_send_bw -n 200 -s 4096
+check "IPoIB: host 1 pings host $n" $fab exec 1 ping -c 3 -W 5 10.251.0.$n
+$fab exec $n timeout 120 rping -s -a 10.251.0.$n -C 3 >"$PIB_RESULTS/rping.server" 2>&1 &
+pid=$!
+sleep 3
+check "rping from host 2 to host $n" $fab exec 2 timeout 120 rping -c -a 10.251.0.$n -C 3 -v
+wait "$pid"
+expect_eq "rping server exit status" $? 0
+
+# Host 3 goes as a container does, while it sends to host 1: its
+# namespace is deleted and its processes killed (the namespace lives on
+# until the last of them is gone); then its netdev and device go.
+timeout 200 $fab exec 1 ib_write_bw -F -d pib1 -D 60 >"$PIB_RESULTS/gone.server" 2>&1 &
+wsrv=$!
+sleep 3
+timeout 200 $fab exec 3 ib_write_bw -F -d pib3 -D 60 10.250.0.1 >"$PIB_RESULTS/gone.client" 2>&1 &
+wcli=$!
+sleep 10
+gone_pids=$(ip netns pids pibf3)
+check "ip netns delete pibf3 under traffic" ip netns delete pibf3
+# shellcheck disable=SC2086 # (a list of pids)
+check "its processes killed" kill -KILL $gone_pids
+wait "$wcli" 2>/dev/null
+check "its device goes" wait_for 60 sh -c '! test -e /sys/class/infiniband/pib3'
+check "host 1's perftest ends" wait_for 150 sh -c "! kill -0 $wsrv 2>/dev/null"
+pair_ns "then ib_send_bw between hosts 2 and 4" 180 2 4 ib_send_bw -n 100
+
+check "pib-fabric down" $fab down
+no_fabric "down"
+check_fails "status after down" "no fabric is up" $fab status
+
+check "pib-fabric up 3 --exclusive" timeout 300 $fab up 3 --exclusive
+expect_match "exclusive mode on" "$(rdma system show)" "netns exclusive"
+expect_eq "host 2 sees only pib2" "$($fab exec 2 ls /sys/class/infiniband)" pib2
+expect_eq "the first namespace sees none of them" "$(pib_devs)" 0
+pair_ns "exclusive: ib_send_bw between hosts 1 and 3" 180 1 3 ib_send_bw -n 100
+check "pib-fabric down (exclusive)" $fab down
+no_fabric "down (exclusive)"
+expect_match "shared mode back" "$(rdma system show)" "netns shared"
+pib_done
