@@ -28,7 +28,16 @@
 PIB_NETDEV=pibnet
 PIB_SM_HOST=2
 # perftest runs long enough that only the teardown ends it; the IPoIB
-# streams are stopped once a step's teardown is through. perftest does not
+# streams are stopped once a step's teardown is through.
+#
+# iperf3's TCP stream never ends by itself within a step (-t longer than
+# its bound): at the end of a test iperf3's server reads the client's
+# results with a blocking read that no timeout covers, so a teardown at
+# that moment left it waiting for good (CI, step d). Stopped by SIGINT or
+# by the link going away, the client sends no results; the server then
+# ends on --rcv-timeout (no data for 10 s). --idle-timeout ends a server
+# that no client reached (one-off mode: exit 0), and host1 checks that its
+# client did connect. perftest does not
 # watch async events: on the removed device, a side that waits for
 # completions only (ib_write_bw's client with a full send queue) polls
 # rings that read as empty until its -D time is up, as on any HCA.
@@ -108,7 +117,7 @@ load_start() {
 			>"$out/$n.write_bw.host2" 2>&1 &
 		write_bw=$!
 		timeout $t iperf3 -s -1 -B 10.98.0.2 --rcv-timeout 10000 \
-			>"$out/$n.iperf3.host2" 2>&1 &
+			--idle-timeout 60 >"$out/$n.iperf3.host2" 2>&1 &
 		iperf=$!
 		check "$n: servers listen" wait_for 60 sh -c \
 			"ss -ltn | grep -q ':18515 ' && ss -ltn | grep -q ':18516 ' && ss -ltn | grep -q ':5201 '"
@@ -126,11 +135,13 @@ load_start() {
 	write_bw=$!
 	timeout $t ping -f -w $dur 10.98.0.2 >"$out/$n.ping" 2>&1 &
 	ping=$!
-	timeout $t iperf3 -c 10.98.0.2 -t $dur --connect-timeout 5000 \
+	timeout $t iperf3 -c 10.98.0.2 -t $((t + 60)) --connect-timeout 20000 \
 		--snd-timeout 5000 >"$out/$n.iperf3.host1" 2>&1 &
 	iperf=$!
 	check "$n: both perftests run" wait_for 60 sh -c \
 		"grep -q '#bytes' '$out/$n.send_bw.host1' && grep -q '#bytes' '$out/$n.write_bw.host1'"
+	check "$n: iperf3 connected over IPoIB" wait_for 30 \
+		grep -q "connected to 10.98.0.2" "$out/$n.iperf3.host1"
 	local x0
 	x0=$(cat $p/counters/port_xmit_data)
 	# port_xmit_data counts 4-byte words: 1 MB more.
