@@ -123,6 +123,52 @@ struct pib_counters {
 	atomic64_t link_downed;
 };
 
+/* Why a packet was dropped (tracepoint pib_pkt_drop, pib_trace.h). */
+enum pib_drop_reason {
+	PIB_DROP_PORT_DOWN,	/* the HCA's port is DOWN */
+	PIB_DROP_MALFORMED,	/* fails the IBA's header checks */
+	PIB_DROP_DLID,		/* for another LID, or raw */
+	PIB_DROP_DGID,		/* for another GID */
+	PIB_DROP_NO_QP,		/* no such QP */
+	PIB_DROP_TRANSPORT,	/* an opcode of another transport */
+	PIB_DROP_PKEY,		/* P_Key not the QP's */
+	PIB_DROP_MAD,		/* not a MAD QP0/QP1 take */
+	PIB_DROP_SLID,		/* not from the connected QP's peer */
+	PIB_DROP_NOT_ACTIVE,	/* not sent: the port is not ACTIVE */
+	PIB_DROP_UNROUTED,	/* the switch has no route for it */
+};
+
+/* Why an RC requester retransmits (tracepoint pib_retransmit). */
+enum pib_retry_cause {
+	PIB_RETRY_TIMEOUT,	/* the ACK timer fired */
+	PIB_RETRY_SEQ_NAK,	/* a PSN sequence error NAK */
+	PIB_RETRY_READ_GAP,	/* READ responses went missing */
+};
+
+/**
+ * struct pib_trace_pkt - header fields of a packet, for the tracepoints
+ * @dqpn: BTH destination QP
+ * @psn: BTH PSN
+ * @slid: LRH source LID
+ * @dlid: LRH destination LID
+ * @vl: LRH virtual lane
+ * @lnh: LRH link next header
+ * @opcode: BTH opcode
+ *
+ * Fields the packet is too short for are zero.
+ */
+struct pib_trace_pkt {
+	u32 dqpn;
+	u32 psn;
+	u16 slid;
+	u16 dlid;
+	u8 vl;
+	u8 lnh;
+	u8 opcode;
+};
+
+void pib_trace_pkt_hdrs(const u8 *buf, u32 len, struct pib_trace_pkt *t);
+
 /* Transport events counted per device, shown by `rdma statistic`. */
 enum pib_stat {
 	PIB_STAT_RETRANSMIT_TIMEOUTS,	/* local ACK timeouts */
@@ -983,6 +1029,7 @@ static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
 /* pib_switch.c: ports, forwarding and the switch's SMA */
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
+void pib_switch_unrouted(struct pib_switch *sw, const u8 *buf, u32 len);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		      unsigned int len, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,

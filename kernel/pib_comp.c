@@ -8,6 +8,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* Retransmit timeouts shorter than this are lengthened: a soft HCA is slow. */
 #define PIB_MIN_TIMEOUT_MS	200
@@ -177,6 +178,8 @@ void pib_qp_notify_cqs(struct pib_qp *qp)
 	fatal = qp->req.fatal_pending;
 	qp->req.fatal_pending = false;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	if (fatal)
+		trace_pib_async_event(qp->ibqp.device, ev.event, qp->ibqp.qp_num);
 	if (fatal && qp->ibqp.event_handler)
 		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
@@ -334,14 +337,17 @@ static void pib_comp_rnr(struct pib_qp *qp, u8 timer)
 		pib_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR);
 		return;
 	}
+	trace_pib_rnr_wait(qp, pib_rnr_usecs[timer],
+			   qp->rnr_retry == PIB_RNR_INFINITE ? -1 : req->rnr_left);
 	pib_req_rewind(qp);
 	pib_req_set_state(qp, PIB_REQ_RNR_WAIT);
 	mod_timer(&req->timer, jiffies + usecs_to_jiffies(pib_rnr_usecs[timer]));
 }
 
 /* Retransmit from the oldest WQE, counting against retry_cnt. */
-static void pib_comp_retry(struct pib_qp *qp)
+static void pib_comp_retry(struct pib_qp *qp, enum pib_retry_cause cause)
 {
+	trace_pib_retransmit(qp, cause, qp->req.retry_left - 1);
 	if (qp->req.retry_left-- <= 0) {
 		pib_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
 		return;
@@ -359,6 +365,7 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 	};
 	u8 code = pib_aeth_syn_value(syn);
 
+	trace_pib_aeth_rx(qp, psn, syn);
 	if (pib_aeth_syn_type(syn) == PIB_AETH_ACK) {
 		pib_comp_ack_to(qp, psn);
 		return;
@@ -373,7 +380,7 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 		return;
 	} else if (code == PIB_NAK_PSN_SEQ) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_RCVD);
-		pib_comp_retry(qp);
+		pib_comp_retry(qp, PIB_RETRY_SEQ_NAK);
 	} else {
 		pib_comp_fail(qp, code < ARRAY_SIZE(nak_status) && nak_status[code] ?
 				  nak_status[code] : IB_WC_REM_INV_REQ_ERR);
@@ -426,7 +433,7 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		/* Responses were lost: ask again, once until the gap closes. */
 		if (qp->req.comp_state != PIB_COMP_READ_GAP) {
 			pib_stat_inc(qp->ibqp.device, PIB_STAT_READ_GAPS);
-			pib_comp_retry(qp);
+			pib_comp_retry(qp, PIB_RETRY_READ_GAP);
 		}
 		pib_comp_set_state(qp, PIB_COMP_READ_GAP);
 		return;
@@ -569,7 +576,7 @@ void pib_req_timer(struct timer_list *t)
 		pib_req_set_state(qp, PIB_REQ_SENDING);
 	} else if (pib_req_outstanding(qp)) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_TIMEOUTS);
-		pib_comp_retry(qp);
+		pib_comp_retry(qp, PIB_RETRY_TIMEOUT);
 	}
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);

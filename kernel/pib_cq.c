@@ -10,6 +10,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* Entries of a ring for @cqe completions: one more, to a power of two. */
 static u32 pib_cq_ring_num(u32 cqe)
@@ -85,6 +86,7 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto out;
 	}
 	ibcq->cqe = cq->ring.num - 1;
+	trace_pib_cq_create(cq);
 	return 0;
 out:
 	atomic_dec(&dev->cq_count);
@@ -102,6 +104,7 @@ int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct pib_cq *cq = to_pib_cq(ibcq);
 
+	trace_pib_cq_destroy(cq);
 	pib_ring_free(&cq->ring);
 	kvfree(cq->qps);
 	atomic_dec(&to_pib_dev(ibcq->device)->cq_count);
@@ -164,6 +167,7 @@ int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	qps = old_qps;
 	ibcq->cqe = cq->ring.num - 1;
 	spin_unlock_irqrestore(&cq->lock, flags);
+	trace_pib_cq_resize(cq);
 	err = pib_cq_reply(&cq->ring, udata);
 	/* On error the CQ keeps its new ring; the old one goes either way. */
 free:
@@ -267,6 +271,7 @@ static void pib_cq_overflow(struct pib_cq *cq)
 
 	pr_warn_ratelimited("pib: %s: a CQ of %u entries overflowed: its later completions are lost\n",
 			    cq->ibcq.device->name, cq->ibcq.cqe);
+	trace_pib_async_event(cq->ibcq.device, IB_EVENT_CQ_ERR, cq->ibcq.res.id);
 	if (cq->ibcq.event_handler)
 		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
 }
@@ -295,8 +300,10 @@ void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
 			cq->overflow_pending = true;
 		cq->overflowed = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
+		trace_pib_cqe(cq, cqe, true);
 		return;
 	}
+	trace_pib_cqe(cq, cqe, false);
 	memcpy(pib_ring_entry(&cq->ring, cq->ring.prod), cqe, sizeof(*cqe));
 	if (cq->qps)
 		cq->qps[cq->ring.prod & (cq->ring.num - 1)] = &qp->ibqp;

@@ -12,6 +12,7 @@
 #include <linux/utsname.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 static DEFINE_MUTEX(pib_add_lock);
 static DEFINE_MUTEX(pib_devs_lock);
@@ -44,6 +45,7 @@ void pib_dispatch_events(struct pib_dev *dev, u32 events)
 	while (events) {
 		ev.event = __ffs(events);
 		events &= events - 1;
+		trace_pib_async_event(&dev->ibdev, ev.event, PIB_PORT_NUM);
 		ib_dispatch_event(&ev);
 	}
 }

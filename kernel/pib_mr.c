@@ -12,6 +12,7 @@
 #include <rdma/ib_umem.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* A key: the MR's table index, then a byte that changes with each REG_MR. */
 static u32 pib_mr_key(u32 index, u8 key_byte)
@@ -100,6 +101,7 @@ static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 {
 	xa_store(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
+	trace_pib_mr_reg(dev, mr);
 }
 
 /**
@@ -261,6 +263,7 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  */
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
+	trace_pib_mr_dereg(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
 	pib_mr_free(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <net/udp_tunnel.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 static DEFINE_MUTEX(pib_switches_lock);
 static LIST_HEAD(pib_switches);
@@ -57,7 +58,7 @@ static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 	slot = pib_peers_find_addr(&sw->peers, saddr);
 	spin_unlock_bh(&sw->lock);
 	if (slot < 0 || skb_ensure_writable(skb, skb->len)) {
-		atomic64_inc(&sw->unrouted);
+		pib_switch_unrouted(sw, skb->data, skb->len);
 		return;
 	}
 	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len,
@@ -85,6 +86,8 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	err = pib_pkt_parse(skb->data, skb->len, &pkt);
 	if (err) {
 		atomic64_inc(&sw->drops[err]);
+		trace_pib_pkt_drop(netdev_name(sw->ndev), skb->data, skb->len,
+				   PIB_DROP_MALFORMED, err);
 		goto out;
 	}
 	if (pkt.lrh.lnh != PIB_LNH_RAW) {

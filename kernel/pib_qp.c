@@ -11,6 +11,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 static struct workqueue_struct *pib_wq;
 
@@ -235,6 +236,7 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto fail;
 	}
 	pib_qp_publish(dev, qp);
+	trace_pib_qp_create(qp);
 	return 0;
 
 fail:
@@ -256,6 +258,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	unsigned long flags;
 
+	trace_pib_qp_destroy(qp);
 	pib_mcast_detach_all(qp);
 	/* Receivers find the QP under RCU: wait for them before it goes. */
 	pib_qp_unnumber(dev, qp);
@@ -501,6 +504,7 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		pib_qp_flush(qp);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
+	trace_pib_qp_modify(qp, attr, mask, cur, new, err);
 	if (!err) {
 		pib_qp_notify_cqs(qp);
 		if (new == IB_QPS_RTS || new == IB_QPS_SQD)
@@ -654,12 +658,16 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	struct pib_ring *ring = &qp->sq.ring;
 	unsigned long flags;
+	u32 posted = 0;
 	int err = 0;
 
 	spin_lock_irqsave(&qp->lock, flags);
 	/* A user's doorbell: the WQEs are in the ring already. */
-	if (qp->user)
+	if (qp->user) {
+		if (trace_pib_doorbell_enabled())
+			posted = pib_ring_avail(ring, qp->sq.fetched);
 		goto out;
+	}
 	for (; wr; wr = wr->next) {
 		if (qp->state == IB_QPS_RESET || qp->state == IB_QPS_INIT ||
 		    qp->state == IB_QPS_RTR) {
@@ -674,11 +682,13 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		if (err)
 			break;
 		pib_ring_produce(ring);
+		posted++;
 	}
 out:
 	if (qp->state == IB_QPS_ERR)
 		pib_qp_flush(qp);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	trace_pib_doorbell(qp, posted, err);
 	if (err)
 		*bad_wr = wr;
 	pib_qp_notify_cqs(qp);

@@ -8,6 +8,7 @@
 #include <linux/skbuff.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /*
  * Is a DLID this port's? Its LID with any path bits the LMC allows, the
@@ -88,6 +89,13 @@ static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
 	}
 }
 
+/* Trace a packet the HCA drops. */
+static void pib_hca_drop(struct pib_dev *dev, const u8 *buf, u32 len,
+			 enum pib_drop_reason reason)
+{
+	trace_pib_pkt_drop(dev->ibdev.name, buf, len, reason, 0);
+}
+
 /* Hand a unicast packet to its QP (under RCU). */
 static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 			   const struct pib_pkt *pkt, const u8 *buf, u8 bits)
@@ -97,17 +105,21 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 
 	if (!pib_qp_takes_opcode(qp, op)) {
 		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
+		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_TRANSPORT);
 		return;
 	}
 	if (!pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index)) {
 		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_PKEY);
+		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_PKEY);
 		return;
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
-		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid))
+		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid)) {
+			pib_hca_drop(dev, buf, pkt->len, PIB_DROP_SLID);
 			return;
+		}
 		if (pib_opcodes[op].flags & PIB_OPF_RESP)
 			pib_comp_rcv(qp, pkt, buf);
 		else
@@ -135,6 +147,7 @@ static bool pib_special_qp_takes(struct pib_dev *dev,
 	    (qpn == 1 &&
 	     pib_deth_qkey(pib_pkt_ext(buf, pkt, PIB_EXT_DETH)) != IB_QP1_QKEY)) {
 		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_MAD);
+		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_MAD);
 		return false;
 	}
 	return true;
@@ -153,21 +166,29 @@ static bool pib_special_qp_takes(struct pib_dev *dev,
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 {
 	struct pib_counters *c = &dev->port.counters;
+	enum pib_pkt_err err;
 	struct pib_pkt pkt;
 	struct pib_qp *qp;
 	u32 qpn;
 	u8 bits;
 
-	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN)
+	trace_pib_pkt_rx(&dev->ibdev, buf, len);
+	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN) {
+		pib_hca_drop(dev, buf, len, PIB_DROP_PORT_DOWN);
 		return;
-	if (pib_pkt_locate(buf, len, &pkt)) {
+	}
+	err = pib_pkt_locate(buf, len, &pkt);
+	if (err) {
 		atomic64_inc(&c->rcv_errors);
+		trace_pib_pkt_drop(dev->ibdev.name, buf, len, PIB_DROP_MALFORMED,
+				   err);
 		return;
 	}
 	if (pkt.lrh.lnh == PIB_LNH_RAW ||
 	    !pib_port_owns_dlid(&dev->port, pkt.lrh.dlid, &bits) ||
 	    (pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.lrh.vl != PIB_VL15)) {
 		atomic64_inc(&c->rcv_errors);
+		pib_hca_drop(dev, buf, len, PIB_DROP_DLID);
 		return;
 	}
 	atomic64_inc(&c->rcv_packets);
@@ -181,15 +202,18 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 			pib_mcast_deliver(dev, &pkt, buf);
 	} else if (!pib_port_owns_dgid(dev, &pkt)) {
 		atomic64_inc(&c->rcv_errors);
+		pib_hca_drop(dev, buf, len, PIB_DROP_DGID);
 	} else if (qpn >= PIB_NUM_SPECIAL_QPS ||
 		   pib_special_qp_takes(dev, &pkt, buf)) {
 		qp = qpn < PIB_NUM_SPECIAL_QPS ?
 		     rcu_dereference(dev->special_qp[qpn]) :
 		     xa_load(&dev->qps, qpn);
-		if (qp)
+		if (qp) {
 			pib_qp_receive(dev, qp, &pkt, buf, bits);
-		else
+		} else {
 			pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
+			pib_hca_drop(dev, buf, len, PIB_DROP_NO_QP);
+		}
 	}
 	rcu_read_unlock();
 }
@@ -225,9 +249,12 @@ bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
 		if (state == IB_PORT_DOWN ||
 		    (state != IB_PORT_ACTIVE && pib_lrh_vl(skb->data) != PIB_VL15)) {
 			atomic64_inc(&c->xmit_discards);
+			trace_pib_pkt_drop(dev->ibdev.name, skb->data, skb->len,
+					   PIB_DROP_NOT_ACTIVE, 0);
 			kfree_skb(skb);
 			continue;
 		}
+		trace_pib_pkt_tx(&dev->ibdev, skb->data, skb->len);
 		atomic64_inc(&c->xmit_packets);
 		atomic64_add((skb->len - PIB_VCRC_LEN) / 4, &c->xmit_words);
 		atomic64_inc(pib_lid_is_mcast(pib_lrh_dlid(skb->data)) ?

@@ -10,6 +10,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* Packets an RC requester may have unacknowledged. */
 #define PIB_RC_WINDOW		64
@@ -291,13 +292,16 @@ static bool pib_req_fetch(struct pib_qp *qp)
 	struct pib_sq *sq = &qp->sq;
 	struct pib_send_wqe *wqe = pib_sq_wqe(qp, sq->fetched);
 	struct pib_swqe *st = &sq->st[sq->fetched & (sq->ring.num - 1)];
+	bool ok;
 
 	if (!pib_ring_avail(&sq->ring, sq->fetched))
 		return false;
 	memcpy(wqe, pib_ring_entry(&sq->ring, sq->fetched), sq->ring.stride);
 	memset(st, 0, sizeof(*st));
 	sq->fetched++;
-	if (!pib_wqe_ok(qp, wqe, st)) {
+	ok = pib_wqe_ok(qp, wqe, st);
+	trace_pib_wqe_fetch(qp, sq->fetched - 1, wqe, st->len, ok);
+	if (!ok) {
 		pib_sq_complete_error(qp, IB_WC_LOC_QP_OP_ERR);
 		return false;
 	}

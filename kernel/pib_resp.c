@@ -9,6 +9,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 #define PIB_UD_GRH_ROOM		40
 
@@ -48,6 +49,7 @@ static void pib_resp_ack(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
 	struct sk_buff *skb;
 	u8 *ext;
 
+	trace_pib_aeth_tx(qp, psn, syn);
 	skb = pib_pkt_new(qp, &qp->av, &bth, pib_ext_len(ext_hdrs), 0, &ext);
 	if (!skb)
 		return;

@@ -9,6 +9,7 @@
 #include <rdma/ib_smi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* What a handler decided: a MAD status (host order) or "drop silently". */
 #define PIB_SMA_DROP	-1
@@ -456,6 +457,25 @@ reply:
 	return IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY;
 }
 
+/* Trace a MAD the SMA or PMA took, and its reply's status (D bit aside). */
+static void pib_mad_trace(struct pib_dev *dev, u32 port_num,
+			  const struct ib_mad *in, const struct ib_mad *out,
+			  int ret)
+{
+	__be16 st;
+	int status = -1;
+
+	if (!trace_pib_mad_enabled())
+		return;
+	if (ret & IB_MAD_RESULT_REPLY) {
+		st = out->mad_hdr.status;
+		if (in->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE)
+			st &= ~IB_SMP_DIRECTION;
+		status = be16_to_cpu(st);
+	}
+	trace_pib_mad(dev->ibdev.name, port_num, &in->mad_hdr, status);
+}
+
 /**
  * pib_process_mad() - the HCA's management agents
  * @ibdev: the pib device
@@ -479,6 +499,7 @@ int pib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
 		    size_t *out_size, u16 *out_pkey_index)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
+	int ret;
 
 	if (in->mad_hdr.base_version != IB_MGMT_BASE_VERSION ||
 	    *out_size < sizeof(*out))
@@ -487,10 +508,14 @@ int pib_process_mad(struct ib_device *ibdev, int flags, u32 port_num,
 	switch (in->mad_hdr.mgmt_class) {
 	case IB_MGMT_CLASS_SUBN_LID_ROUTED:
 	case IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE:
-		return pib_sma(dev, flags, in, out);
+		ret = pib_sma(dev, flags, in, out);
+		break;
 	case IB_MGMT_CLASS_PERF_MGMT:
-		return pib_pma(dev, in, out);
+		ret = pib_pma(dev, in, out);
+		break;
 	default:
 		return IB_MAD_RESULT_SUCCESS;
 	}
+	pib_mad_trace(dev, port_num, in, out, ret);
+	return ret;
 }

@@ -7,6 +7,7 @@
 #include <rdma/pib-abi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /**
  * pib_rwqe_stride() - bytes of a receive WQE with room for @max_sge SGEs
@@ -70,6 +71,9 @@ bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe)
 		fire = true;
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
+	if (fire)
+		trace_pib_async_event(srq->ibsrq.device, ev.event,
+				      srq->ibsrq.res.id);
 	if (fire && srq->ibsrq.event_handler)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 	return taken;
@@ -119,6 +123,7 @@ int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto out;
 		}
 	}
+	trace_pib_srq_create(srq);
 	return 0;
 out:
 	atomic_dec(&dev->srq_count);
@@ -149,6 +154,7 @@ int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	spin_lock_irqsave(&srq->lock, flags);
 	srq->limit = attr->srq_limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
+	trace_pib_srq_modify(srq);
 	return 0;
 }
 
@@ -180,6 +186,7 @@ int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 
+	trace_pib_srq_destroy(srq);
 	pib_ring_free(&srq->ring);
 	atomic_dec(&to_pib_dev(ibsrq->device)->srq_count);
 	return 0;

@@ -11,6 +11,20 @@
 #include <rdma/ib_smi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
+
+/**
+ * pib_switch_unrouted() - the switch drops a packet it has no route for
+ * @sw: the switch
+ * @buf: the packet
+ * @len: its length
+ */
+void pib_switch_unrouted(struct pib_switch *sw, const u8 *buf, u32 len)
+{
+	atomic64_inc(&sw->unrouted);
+	trace_pib_pkt_drop(netdev_name(sw->ndev), buf, len, PIB_DROP_UNROUTED,
+			   0);
+}
 
 /**
  * pib_switch_attach() - connect a pib device to its switch port
@@ -316,7 +330,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	if (pkt->lrh.vl != PIB_VL15 || pkt->bth.dest_qp ||
 	    pkt->payload_len != PIB_SMP_LEN ||
 	    smp->mgmt_class != IB_MGMT_CLASS_SUBN_LID_ROUTED) {
-		atomic64_inc(&sw->unrouted);
+		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
 	status = pib_switch_sma_request(sw, in_port, smp);
@@ -330,7 +344,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	out = lrh.dlid < PIB_LID_MCAST ? sw->lft[lrh.dlid] : PIB_LFT_NO_PORT;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (!out || out > PIB_SW_NUM_PORTS) {
-		atomic64_inc(&sw->unrouted);
+		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
 	pib_lrh_pack(buf, &lrh);
@@ -368,7 +382,7 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (bitmap_empty(out, PIB_SW_NUM_PORTS + 1)) {
-		atomic64_inc(&sw->unrouted);
+		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
 	for_each_set_bit(port, out, PIB_SW_NUM_PORTS + 1)
@@ -419,7 +433,7 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 	unsigned int out;
 
 	if (pkt->lrh.dlid == PIB_PERMISSIVE_LID) {
-		atomic64_inc(&sw->unrouted);	/* only DR SMPs may carry it */
+		pib_switch_unrouted(sw, buf, len);	/* only DR SMPs may carry it */
 		return;
 	}
 	if (pkt->lrh.dlid >= PIB_LID_MCAST) {
@@ -434,7 +448,7 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
 		break;
 	default:
-		atomic64_inc(&sw->unrouted);
+		pib_switch_unrouted(sw, buf, len);
 	}
 }
 

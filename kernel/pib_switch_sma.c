@@ -11,6 +11,7 @@
 #include <rdma/ib_smi.h>
 
 #include "pib.h"
+#include "pib_trace.h"
 
 /* SwitchInfo offsets (IBA 14.2.5.4). */
 #define PIB_SI_LFT_CAP		0
@@ -398,18 +399,9 @@ static u16 pib_switch_sma_answer(struct pib_switch *sw, unsigned int in_port,
 	return status ?: get_status;
 }
 
-/**
- * pib_switch_sma_request() - the switch SMA takes an SMP addressed to it
- * @sw: the switch
- * @in_port: the port the SMP came in on
- * @smp: the SMP; a reply is built in place
- *
- * Return: the MAD status of the reply to send, or -1 if nothing is sent
- * back (responses, traps, trap represses and SMPs with a wrong M_Key are
- * not answered).
- */
-int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
-			   struct ib_smp *smp)
+/* The answer to an SMP for the switch SMA: pib_switch_sma_request(). */
+static int pib_switch_sma_reply(struct pib_switch *sw, unsigned int in_port,
+				struct ib_smp *smp)
 {
 	enum pib_mkey_verdict v;
 
@@ -434,4 +426,28 @@ int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
 	if (v == PIB_MKEY_DROP)
 		return -1;
 	return pib_switch_sma_answer(sw, in_port, smp, v == PIB_MKEY_HIDE);
+}
+
+/**
+ * pib_switch_sma_request() - the switch SMA takes an SMP addressed to it
+ * @sw: the switch
+ * @in_port: the port the SMP came in on
+ * @smp: the SMP; a reply is built in place
+ *
+ * Return: the MAD status of the reply to send, or -1 if nothing is sent
+ * back (responses, traps, trap represses and SMPs with a wrong M_Key are
+ * not answered).
+ */
+int pib_switch_sma_request(struct pib_switch *sw, unsigned int in_port,
+			   struct ib_smp *smp)
+{
+	struct ib_mad_hdr hdr;
+	int status;
+
+	if (!trace_pib_mad_enabled())
+		return pib_switch_sma_reply(sw, in_port, smp);
+	memcpy(&hdr, smp, sizeof(hdr));
+	status = pib_switch_sma_reply(sw, in_port, smp);
+	trace_pib_mad(netdev_name(sw->ndev), in_port, &hdr, status);
+	return status;
 }

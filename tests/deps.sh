@@ -26,8 +26,9 @@ pkgs=(
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
 	# kernel storage over pib (tests/scenarios/storage.sh)
 	nfs-kernel-server nfs-common nvme-cli open-iscsi
-	# decoding captures of pib traffic (tests/tools/pib.lua)
-	tshark
+	# decoding captures of pib traffic (tests/tools/pib.lua), and pib's
+	# tracepoints as trace-cmd records them (tests/scenarios/onehost.sh)
+	tshark trace-cmd
 	# fuzzing pib's kernel code on the host (tests/fuzz): clang's libFuzzer
 	clang libclang-rt-dev
 	# the debug kernel of make test-debug (tests/platform/debug-kernel.sh;

@@ -40,6 +40,13 @@ expect_eq() {
 }
 
 # expect_match WHAT TEXT REGEX (extended regex, multi-line text)
+# tracefs: where the kernel's tracing files are, mounted if need be.
+tracefs() {
+	local t=/sys/kernel/tracing
+	[ -e $t/trace ] || mount -t tracefs nodev $t
+	echo $t
+}
+
 expect_match() {
 	if grep -Eq -- "$3" <<<"$2"; then
 		ok "$1"

@@ -36,6 +36,14 @@ allowed=(
 	# pib builds out of tree for Linux 6.1 to 7.3 (docs/kernel-compat.md):
 	# pib_compat.h is the one place that compares kernel versions.
 	kernel/pib_compat.h:LINUX_VERSION_CODE
+	# The tracepoints are written in the TRACE_EVENT() language, which
+	# checkpatch reads as plain C (the kernel's trace headers get the same):
+	# TP_PROTO() on the line after "TRACE_EVENT(name,", field and symbol
+	# lists as macros, TRACE_DEFINE_ENUM() lists ending in ';'.
+	kernel/pib_trace.h:OPEN_ENDED_LINE
+	kernel/pib_trace.h:PARENTHESIS_ALIGNMENT
+	kernel/pib_trace.h:COMPLEX_MACRO
+	kernel/pib_trace.h:TRAILING_SEMICOLON
 )
 
 failed=()

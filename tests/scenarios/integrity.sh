@@ -66,10 +66,36 @@ check "netem: loss, duplicates, reordering, corruption" \
 integrity "bad LAN" -n 300 -s 100000 --sge 4 -S 2
 integrity "bad LAN, writes and reads" -n 200 -s 300000 --ops write,read -S 3
 check "LAN cut for pib" pib_netem loss 100%
+# host2's requester under pib's tracepoints (through tracefs): timeouts
+# and retransmits until the retries run out, the failed WQE's completion
+# and the QP's async event.
+cut_events="pib_retransmit pib_cqe pib_async_event"
+if [ "$PIB_HOST" = 2 ]; then
+	T=$(tracefs)
+	echo >"$T/trace"
+	for e in $cut_events; do
+		check "tracepoint pib:$e on" sh -c "echo 1 >$T/events/pib/$e/enable"
+	done
+fi
 start=$SECONDS
 server_may_fail=1 integrity "cut LAN fails the QP" -n 200 --timeout 12 --retry-cnt 3 --expect-failure \
 	--deadline "$(tf 120)"
 check "cut LAN: failed within 60 s" test $((SECONDS - start)) -lt 60
+if [ "$PIB_HOST" = 2 ]; then
+	for e in $cut_events; do
+		echo 0 >"$T/events/pib/$e/enable"
+	done
+	tr=$(cat "$T/trace")
+	grep -E -m 12 'pib_(retransmit|async_event)|ERR' <<<"$tr"
+	check "trace: a retransmit after an ACK timeout, 2 retries left" \
+		grep -q "pib_retransmit: pibeth0 qpn 0x[0-9a-f]* after psn [0-9]*: TIMEOUT, retransmit, 2 retries left" <<<"$tr"
+	check "trace: the last timeout exceeds the retries" \
+		grep -q "pib_retransmit: pibeth0 qpn 0x[0-9a-f]* after psn [0-9]*: TIMEOUT, retry exceeded, 0 retries left" <<<"$tr"
+	expect_match "trace: the WQE completes with RETRY_EXC_ERR" "$(grep -m 3 "pib_cqe:.*RETRY_EXC_ERR" <<<"$tr")" \
+		"pib_cqe: pibeth0 cq [^ ]+ cqn [0-9]+ qpn 0x[0-9a-f]+ wr_id 0x[0-9a-f]+ RETRY_EXC_ERR"
+	expect_match "trace: QP_FATAL" "$(grep pib_async_event <<<"$tr")" \
+		"pib_async_event: pibeth0 QP_FATAL [0-9]+"
+fi
 check "netem off" tc qdisc del dev eth0 root
 cat /sys/kernel/debug/pib/eth0
 pib_done

@@ -3,9 +3,74 @@
 # hosts: 1
 # timeout: 600
 # Two pib devices on one netdev form a one-host fabric (one switch, two
-# CAs) that opensm brings up: on lo, then on eth0.
+# CAs) that opensm brings up: on lo, then on eth0. On eth0, trace-cmd
+# records pib's tracepoints while an RC pingpong, MADs and a packet to a
+# LID the switch cannot route run, and its report shows each of them.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
+
+# traced A B: trace-cmd records every pib event (TRACE_SYSTEM pib) while
+# A and B run ibv_rc_pingpong, A's SMA, its switch's SMA and B's PMA
+# answer MADs, and an ibping goes to a LID no one has; the report (the
+# formats as userspace decodes them) shows the life of the QPs, the
+# packets, ACKs and completions, the MADs and the switch's drop.
+traced() {
+	local a=$1 b=$2 dat=$PIB_RESULTS/pib-trace.dat rep rec srv
+	trace-cmd record -e pib -b 8192 -o "$dat" >"$PIB_RESULTS/trace-cmd.log" 2>&1 &
+	rec=$!
+	check "trace-cmd enables pib's events" wait_for 60 \
+		grep -q '^pib:pib_pkt_tx$' /sys/kernel/tracing/set_event
+	ibv_rc_pingpong -d "$b" -p 18600 -n 20 >"$PIB_RESULTS/rc_pingpong.server" 2>&1 &
+	srv=$!
+	wait_for 30 sh -c 'ss -ltn | grep -q ":18600 "'
+	check "rc_pingpong $a -> $b" timeout 60 ibv_rc_pingpong -d "$a" -p 18600 -n 20 127.0.0.1
+	wait "$srv"
+	expect_eq "rc_pingpong server's exit status" "$?" 0
+	check "smpquery: $a's own NodeInfo" timeout 60 smpquery -C "$a" -P 1 -D nodeinfo 0
+	check "smpquery: the switch's NodeInfo" timeout 60 smpquery -C "$a" -P 1 -D nodeinfo 0,1
+	check "perfquery $a -> $b" timeout 60 perfquery -C "$a" -P 1 "$(($(port_attr "$b" lid)))" 1
+	# No port has LID 0x777: the switch drops the MAD for want of a route.
+	timeout 60 ibping -C "$a" -P 1 -c 1 -t 500 0x777 >/dev/null 2>&1
+	kill -INT "$rec"
+	wait "$rec"
+	expect_eq "trace-cmd record ends with status 0 once stopped" "$?" 0
+	rep=$(trace-cmd report -i "$dat" 2>&1)
+	# has WHAT REGEX: the report has a line that matches.
+	has() {
+		if grep -Eq -- "$2" <<<"$rep"; then
+			ok "$1"
+		else
+			fail "$1: no /$2/ in trace-cmd's report"
+		fi
+	}
+	grep -m 40 -E 'pib_(qp|cqe|mad|pkt_drop)' <<<"$rep" | cut -c 1-200
+	expect_eq "trace-cmd report: every event decoded" \
+		"$(grep -c 'FAILED TO PARSE' <<<"$rep")" 0
+	has "trace: $a's RC QP created in RESET" \
+		"pib_qp_create: +$a qpn 0x[0-9a-f]+ RC RESET sq [0-9]+ rq [0-9]+ user"
+	has "trace: the QP goes RTR -> RTS" \
+		"pib_qp_modify: +$a qpn 0x[0-9a-f]+ RTR -> RTS mask"
+	has "trace: $a's MR registered" "pib_mr_reg: +$a USER key 0x"
+	has "trace: $a's CQ created" "pib_cq_create: +$a cq "
+	has "trace: a user's doorbell" "pib_doorbell: +$a qpn 0x[0-9a-f]+ user doorbell, [0-9]+ WQEs: 0"
+	has "trace: a SEND WQE fetched" \
+		"pib_wqe_fetch: +$a qpn 0x[0-9a-f]+ wqe [0-9]+ wr_id 0x[0-9a-f]+ SEND flags"
+	has "trace: $a sends RC_SEND_FIRST" "pib_pkt_tx: +$a slid .* RC_SEND_FIRST qpn"
+	has "trace: $b receives it" "pib_pkt_rx: +$b slid .* RC_SEND_FIRST qpn"
+	has "trace: $b sends an ACK" "pib_aeth_tx: +$b qpn 0x[0-9a-f]+ psn [0-9]+ ACK"
+	has "trace: $a receives an ACK" "pib_aeth_rx: +$a qpn 0x[0-9a-f]+ psn [0-9]+ ACK"
+	has "trace: a successful RECV completion" \
+		"pib_cqe: +$b cq .* SUCCESS opcode 128 byte_len 4096"
+	has "trace: the QP destroyed" "pib_qp_destroy: +$a qpn"
+	has "trace: $a's SMA answers NodeInfo" \
+		"pib_mad: +$a port 1 class 0x81 method 0x01 attr 0x0011 .*: status 0x0"
+	has "trace: the switch's SMA answers NodeInfo" \
+		"pib_mad: +eth0 port [0-9]+ class 0x81 method 0x01 attr 0x0011 .*: status 0x0"
+	has "trace: $b's PMA answers PortCounters" \
+		"pib_mad: +$b port 1 class 0x04 method 0x01 attr 0x0012 .*: status 0x0"
+	has "trace: the switch drops the packet to LID 0x777" \
+		"pib_pkt_drop: +eth0 UNROUTED - slid 0x[0-9a-f]+ dlid 0x777 "
+}
 
 # one_host_fabric NETDEV: two devices on NETDEV under opensm.
 one_host_fabric() {
@@ -38,6 +103,7 @@ one_host_fabric() {
 		"$(timeout 60 perfquery -C "$a" -P 1 "$lid_b" 1 2>&1)" 'PortRcvPkts:\.*[1-9]'
 	expect_match "$nd: opensm: SUBNET UP" "$(cat "$PIB_RESULTS/opensm-$nd.log")" \
 		'SUBNET UP'
+	[ "$nd" != eth0 ] || traced "$a" "$b"
 	kill "$(pidof opensm)"
 	wait_for 30 sh -c '! pidof opensm'
 	check "$nd: rdma link delete $a" rdma link delete "$a"

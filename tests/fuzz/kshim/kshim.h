@@ -992,12 +992,18 @@ struct ib_event;
 struct ib_cq;
 typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
 
+/* The RDMA core's resource tracker entry: the number it shows. */
+struct rdma_restrack_entry {
+	u32 id;
+};
+
 struct ib_cq {
 	struct ib_device *device;
 	ib_comp_handler comp_handler;
 	void (*event_handler)(struct ib_event *ev, void *ctx);
 	void *cq_context;
 	int cqe;
+	struct rdma_restrack_entry res;
 };
 
 struct ib_srq {
@@ -1005,6 +1011,7 @@ struct ib_srq {
 	struct ib_pd *pd;
 	void (*event_handler)(struct ib_event *ev, void *ctx);
 	void *srq_context;
+	struct rdma_restrack_entry res;
 };
 
 struct ib_qp {
@@ -1211,6 +1218,23 @@ struct ib_srq_init_attr {
 int ib_sg_to_pages(struct ib_mr *mr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset,
 		   int (*set_page)(struct ib_mr *, u64));
+
+/*
+ * Tracepoints (pib_trace.h): each trace_NAME() does nothing and
+ * trace_NAME_enabled() is false; the events' fields and formats vanish.
+ */
+#define PARAMS(args...)		args
+#define TP_PROTO(args...)	args
+#define TP_ARGS(args...)	args
+#define TRACE_DEFINE_ENUM(x)
+#define KSHIM_TRACE(name, proto)					\
+	static inline void trace_##name(proto) {}			\
+	static inline bool trace_##name##_enabled(void) { return false; }
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)
+#define DEFINE_EVENT(class, name, proto, args)				\
+	KSHIM_TRACE(name, PARAMS(proto))
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	KSHIM_TRACE(name, PARAMS(proto))
 
 /* The harness's control of the simulated kernel */
 int kshim_run_work(void);
