@@ -403,6 +403,10 @@ struct pib_switch {
  * @srq_count: SRQs allocated
  * @mcast_count: multicast attachments
  * @stats: transport events, by enum pib_stat
+ * @debugfs: /sys/kernel/debug/pib/<device>/, once registered
+ * @captures: the open packet captures (pib_capture.c)
+ * @ncaptures: how many
+ * @capture_closed: the device is going: no new capture
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -433,6 +437,10 @@ struct pib_dev {
 	atomic_t srq_count;
 	atomic_t mcast_count;
 	atomic64_t stats[PIB_NUM_STATS];
+	struct dentry *debugfs;
+	struct list_head captures;
+	unsigned int ncaptures;
+	bool capture_closed;
 };
 
 static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
@@ -1030,6 +1038,11 @@ static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
 void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_unrouted(struct pib_switch *sw, const u8 *buf, u32 len);
+struct dentry *pib_debugfs_root(void);
+
+/* pib_capture.c: packet capture in pcapng, through debugfs */
+void pib_capture_dev_add(struct pib_dev *dev, struct dentry *parent);
+void pib_capture_dev_remove(struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		      unsigned int len, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,

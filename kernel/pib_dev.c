@@ -325,6 +325,7 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
 	live = !list_empty(&dev->list);
 	if (live) {
 		dev->registered = true;
+		pib_capture_dev_add(dev, pib_debugfs_root());
 		pib_switch_attach(dev->sw, dev);
 		*gone = dev->ndev->reg_state != NETREG_REGISTERED;
 		pib_port_refresh(dev, true);
@@ -420,6 +421,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 {
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
+	pib_capture_dev_remove(dev);
 	/* The switch forgets the device before another may take its index. */
 	mutex_lock(&pib_devs_lock);
 	if (dev->sw)

@@ -489,6 +489,16 @@ void pib_switch_put(struct pib_switch *sw)
 }
 
 /**
+ * pib_debugfs_root() - pib's debugfs directory
+ *
+ * Return: /sys/kernel/debug/pib (an ERR_PTR without debugfs).
+ */
+struct dentry *pib_debugfs_root(void)
+{
+	return pib_debugfs;
+}
+
+/**
  * pib_net_init() - at module load: pib's debugfs directory
  */
 void pib_net_init(void)

@@ -5,7 +5,10 @@
 # Two pib devices on one netdev form a one-host fabric (one switch, two
 # CAs) that opensm brings up: on lo, then on eth0. On eth0, trace-cmd
 # records pib's tracepoints while an RC pingpong, MADs and a packet to a
-# LID the switch cannot route run, and its report shows each of them.
+# LID the switch cannot route run, and its report shows each of them; the
+# packet captures of both devices (pcapng, through debugfs) show the
+# pingpong to tshark as InfiniBand, and a capture still open when its
+# device is deleted ends by itself with everything it had.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -15,9 +18,14 @@
 # formats as userspace decodes them) shows the life of the QPs, the
 # packets, ACKs and completions, the MADs and the switch's drop.
 traced() {
-	local a=$1 b=$2 dat=$PIB_RESULTS/pib-trace.dat rep rec srv
+	local a=$1 b=$2 dat=$PIB_RESULTS/pib-trace.dat rep rec srv capb
 	trace-cmd record -e pib -b 8192 -o "$dat" >"$PIB_RESULTS/trace-cmd.log" 2>&1 &
 	rec=$!
+	# B's capture for the pingpong; A's stays open until A goes.
+	cat "/sys/kernel/debug/pib/$b/capture" >"$PIB_RESULTS/$b.pcapng" &
+	capb=$!
+	cat "/sys/kernel/debug/pib/$a/capture" >"$PIB_RESULTS/$a.pcapng" &
+	cap_a=$!
 	check "trace-cmd enables pib's events" wait_for 60 \
 		grep -q '^pib:pib_pkt_tx$' /sys/kernel/tracing/set_event
 	ibv_rc_pingpong -d "$b" -p 18600 -n 20 >"$PIB_RESULTS/rc_pingpong.server" 2>&1 &
@@ -26,6 +34,9 @@ traced() {
 	check "rc_pingpong $a -> $b" timeout 60 ibv_rc_pingpong -d "$a" -p 18600 -n 20 127.0.0.1
 	wait "$srv"
 	expect_eq "rc_pingpong server's exit status" "$?" 0
+	kill "$capb"
+	wait "$capb"
+	captured "$b" 0
 	check "smpquery: $a's own NodeInfo" timeout 60 smpquery -C "$a" -P 1 -D nodeinfo 0
 	check "smpquery: the switch's NodeInfo" timeout 60 smpquery -C "$a" -P 1 -D nodeinfo 0,1
 	check "perfquery $a -> $b" timeout 60 perfquery -C "$a" -P 1 "$(($(port_attr "$b" lid)))" 1
@@ -72,6 +83,23 @@ traced() {
 		"pib_pkt_drop: +eth0 UNROUTED - slid 0x[0-9a-f]+ dlid 0x777 "
 }
 
+# captured DEV IN: DEV's capture file (DEV.pcapng) holds the pingpong as
+# tshark decodes it: RC SEND packets (BTH opcode 0-4) each way and ACKs (17),
+# with the direction of each; its device dropped IN packets from it.
+captured() {
+	local f=$PIB_RESULTS/$1.pcapng out
+	out=$(tshark -r "$f" -T fields -e frame.interface_name \
+		-e frame.packet_flags_direction -e infiniband.bth.opcode 2>&1)
+	echo "$out" | sort | uniq -c | sort -rn | head -n 8
+	expect_match "capture $1: RC SEND packets received" "$out" \
+		$'^'"$1"$'\t0x0*1\t[0-4]$'
+	expect_match "capture $1: RC SEND packets sent" "$out" $'^'"$1"$'\t0x0*2\t[0-4]$'
+	expect_match "capture $1: ACKs sent" "$out" $'^'"$1"$'\t0x0*2\t17$'
+	[ -e "/sys/kernel/debug/pib/$1/capture_drops" ] &&
+		expect_eq "capture $1: capture_drops" \
+			"$(cat "/sys/kernel/debug/pib/$1/capture_drops")" "$2"
+}
+
 # one_host_fabric NETDEV: two devices on NETDEV under opensm.
 one_host_fabric() {
 	local nd=$1 a=pib${1}a b=pib${1}b guid out lid_b st
@@ -107,8 +135,19 @@ one_host_fabric() {
 	kill "$(pidof opensm)"
 	wait_for 30 sh -c '! pidof opensm'
 	check "$nd: rdma link delete $a" rdma link delete "$a"
+	if [ -n "${cap_a:-}" ]; then
+		check "$nd: $a's open capture ends with its device" wait_for 30 gone "$cap_a"
+		wait "$cap_a"
+		expect_eq "$nd: the capture's reader got end of file (cat's exit status)" "$?" 0
+		captured "$a" 0
+		check "$nd: $a's debugfs directory is gone" test ! -e "/sys/kernel/debug/pib/$a"
+		cap_a=
+	fi
 	check "$nd: rdma link delete $b" rdma link delete "$b"
 }
+
+# running PID / gone PID: whether PID is still there (not a zombie).
+gone() { ! ps -o stat= -p "$1" | grep -qv '^Z'; }
 
 pib_install
 one_host_fabric lo
