@@ -136,6 +136,26 @@ enum pib_drop_reason {
 	PIB_DROP_SLID,		/* not from the connected QP's peer */
 	PIB_DROP_NOT_ACTIVE,	/* not sent: the port is not ACTIVE */
 	PIB_DROP_UNROUTED,	/* the switch has no route for it */
+	PIB_DROP_INJECTED,	/* an injected fault (pib_inject.c) */
+};
+
+/* Packet faults a QP can be given (pib_inject.c), by count of packets. */
+enum pib_inject_pkt {
+	PIB_INJ_DROP,
+	PIB_INJ_DUP,
+	PIB_INJ_NUM_PKT
+};
+
+/* Verbs whose next call can be made to fail (pib_inject.c). */
+enum pib_inject_verb {
+	PIB_INJ_ALLOC_PD,
+	PIB_INJ_CREATE_AH,
+	PIB_INJ_CREATE_CQ,
+	PIB_INJ_CREATE_QP,
+	PIB_INJ_MODIFY_QP,
+	PIB_INJ_CREATE_SRQ,
+	PIB_INJ_REG_MR,
+	PIB_INJ_NUM_VERBS
 };
 
 /* Why an RC requester retransmits (tracepoint pib_retransmit). */
@@ -407,6 +427,7 @@ struct pib_switch {
  * @captures: the open packet captures (pib_capture.c)
  * @ncaptures: how many
  * @capture_closed: the device is going: no new capture
+ * @inject_verb: by enum pib_inject_verb, the errno its next call fails with
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -441,6 +462,7 @@ struct pib_dev {
 	struct list_head captures;
 	unsigned int ncaptures;
 	bool capture_closed;
+	atomic_t inject_verb[PIB_INJ_NUM_VERBS];
 };
 
 static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
@@ -838,6 +860,8 @@ struct pib_resp {
  * @resp: responder state
  * @mcast: multicast groups attached (list of struct pib_mcast_attach)
  * @work: sends packets: requests, READ responses, retransmissions
+ * @injecting: it was given packet faults to inject (pib_inject.c)
+ * @inject: packets to fault, by enum pib_inject_pkt
  * @run_flags: PIB_QP_RUNNING while a task sends for the QP (pib_qp_run()),
  *	PIB_QP_AGAIN when it must go round once more
  */
@@ -868,6 +892,8 @@ struct pib_qp {
 	struct list_head mcast;
 	struct work_struct work;
 	unsigned long run_flags;
+	bool injecting;
+	atomic_t inject[PIB_INJ_NUM_PKT];
 };
 
 /* pib_qp.run_flags */
@@ -1039,6 +1065,18 @@ void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev);
 void pib_switch_unrouted(struct pib_switch *sw, const u8 *buf, u32 len);
 struct dentry *pib_debugfs_root(void);
+
+/* pib_inject.c: error injection through debugfs */
+void pib_inject_dev_add(struct pib_dev *dev);
+int pib_inject_verb_fail(struct pib_dev *dev, enum pib_inject_verb verb);
+void pib_inject_tx(struct pib_qp *qp, struct sk_buff_head *q);
+
+/* Apply the QP's injected packet faults, if it has any, to @q. */
+static inline void pib_qp_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
+{
+	if (unlikely(READ_ONCE(qp->injecting)))
+		pib_inject_tx(qp, q);
+}
 
 /* pib_capture.c: packet capture in pcapng, through debugfs */
 void pib_capture_dev_add(struct pib_dev *dev, struct dentry *parent);

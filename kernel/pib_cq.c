@@ -64,6 +64,9 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct pib_cq *cq = to_pib_cq(ibcq);
 	int err;
 
+	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_CQ);
+	if (err)
+		return err;
 	if (attr->flags)
 		return -EOPNOTSUPP;
 	if (attr->cqe < 1 || attr->cqe > PIB_MAX_CQE ||

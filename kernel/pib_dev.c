@@ -326,6 +326,8 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
 	if (live) {
 		dev->registered = true;
 		pib_capture_dev_add(dev, pib_debugfs_root());
+		if (dev->debugfs)
+			pib_inject_dev_add(dev);
 		pib_switch_attach(dev->sw, dev);
 		*gone = dev->ndev->reg_state != NETREG_REGISTERED;
 		pib_port_refresh(dev, true);

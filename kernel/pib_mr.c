@@ -164,6 +164,9 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct pib_mr *mr;
 	int err;
 
+	err = pib_inject_verb_fail(dev, PIB_INJ_REG_MR);
+	if (err)
+		return ERR_PTR(err);
 	if (dmah)
 		return ERR_PTR(-EOPNOTSUPP);
 	/* Optional flags (relaxed ordering) change nothing for pib. */

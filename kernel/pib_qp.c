@@ -206,7 +206,8 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	int err;
 
-	err = pib_check_qp_init(init, udata);
+	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_QP) ?:
+	      pib_check_qp_init(init, udata);
 	if (err)
 		return err;
 	err = pib_res_get(&dev->qp_count, PIB_MAX_QP);
@@ -481,8 +482,12 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	enum ib_qp_state cur, new;
 	unsigned long flags;
-	int err = -EINVAL;
+	int err;
 
+	err = pib_inject_verb_fail(to_pib_dev(ibqp->device), PIB_INJ_MODIFY_QP);
+	if (err)
+		return err;
+	err = -EINVAL;
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;

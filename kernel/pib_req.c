@@ -647,9 +647,11 @@ static bool pib_qp_send_round(struct pib_qp *qp)
 	__skb_queue_head_init(&q);
 	spin_lock_irqsave(&qp->lock, flags);
 	more = pib_resp_send_due(qp, &rq, PIB_REQ_BUDGET);
+	pib_qp_inject_tx(qp, &rq);
 	resp = pib_dev_queue(dev, &rq, true);
 	more |= pib_req_run(qp, &q, PIB_REQ_BUDGET);
 	spin_unlock_irqrestore(&qp->lock, flags);
+	pib_qp_inject_tx(qp, &q);
 	if (pib_dev_queue(dev, &q, false) || resp)
 		pib_dev_tx_kick(dev);
 	pib_qp_notify_cqs(qp);

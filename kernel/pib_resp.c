@@ -477,6 +477,7 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 	reads = qp->resp.reads_due;
 	qp->resp.reads_due = false;
 	/* (under the lock: the QP's work may be answering for it too) */
+	pib_qp_inject_tx(qp, &q);
 	queued = pib_dev_queue(dev, &q, true);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (queued)

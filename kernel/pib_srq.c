@@ -96,6 +96,9 @@ int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct pib_create_srq_resp resp = {};
 	int err;
 
+	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_SRQ);
+	if (err)
+		return err;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR ||

@@ -97,7 +97,8 @@
 	pib_tr_drop(MAD)			\
 	pib_tr_drop(SLID)			\
 	pib_tr_drop(NOT_ACTIVE)		\
-	pib_tr_drop_end(UNROUTED)
+	pib_tr_drop(UNROUTED)		\
+	pib_tr_drop_end(INJECTED)
 
 #define PIB_TR_RETRIES			\
 	pib_tr_retry(TIMEOUT)		\

@@ -175,7 +175,10 @@ static void pib_disassociate_ucontext(struct ib_ucontext *ibuc)
 
 static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	return pib_res_get(&to_pib_dev(ibpd->device)->pd_count, PIB_MAX_PD);
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+
+	return pib_inject_verb_fail(dev, PIB_INJ_ALLOC_PD) ?:
+	       pib_res_get(&dev->pd_count, PIB_MAX_PD);
 }
 
 static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -214,7 +217,11 @@ static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 {
 	struct pib_ah *ah = container_of(ibah, struct pib_ah, ibah);
 	struct rdma_ah_attr *attr = init->ah_attr;
+	int err;
 
+	err = pib_inject_verb_fail(to_pib_dev(ibah->device), PIB_INJ_CREATE_AH);
+	if (err)
+		return err;
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB ||
 	    rdma_ah_get_port_num(attr) != PIB_PORT_NUM)
 		return -EINVAL;

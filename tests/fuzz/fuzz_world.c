@@ -105,6 +105,19 @@ void pib_dev_tx_kick(struct pib_dev *dev)
 		fuzz_dev_tx(dev);
 }
 
+/*
+ * pib_inject.c (debugfs): no fault is ever injected here; the fuzzers and
+ * sim_rc make their own.
+ */
+int pib_inject_verb_fail(struct pib_dev *dev, enum pib_inject_verb verb)
+{
+	return 0;
+}
+
+void pib_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
+{
+}
+
 static void fuzz_dev_tx_work(struct work_struct *work)
 {
 	fuzz_dev_tx(container_of(work, struct pib_dev, tx_work));

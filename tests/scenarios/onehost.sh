@@ -8,7 +8,9 @@
 # LID the switch cannot route run, and its report shows each of them; the
 # packet captures of both devices (pcapng, through debugfs) show the
 # pingpong to tshark as InfiniBand, and a capture still open when its
-# device is deleted ends by itself with everything it had.
+# device is deleted ends by itself with everything it had. Then errors are
+# injected through debugfs: a verb that fails once, packets lost and
+# duplicated under a checked pingpong, and QP, CQ and SRQ async errors.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -100,6 +102,88 @@ captured() {
 			"$(cat "/sys/kernel/debug/pib/$1/capture_drops")" "$2"
 }
 
+# inject DEV COMMAND: one command to DEV's error injection.
+inject() { echo "$2" >"/sys/kernel/debug/pib/$1/inject"; }
+
+# rc_losses A B: retransmit timeouts and sequence NAKs on both devices.
+rc_losses() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' |
+		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
+	rdma statistic show link "$2/1" | tr ' ' '\n' |
+		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
+}
+
+# server_up DEV PORT NAME PROGRAM...: PROGRAM serves on DEV (output in
+# $PIB_RESULTS/NAME) and has made its QP; sets $srv and $qpn.
+server_up() {
+	local dev=$1 port=$2 name=$3
+	shift 3
+	stdbuf -oL "$@" -d "$dev" -p "$port" >"$PIB_RESULTS/$name" 2>&1 &
+	srv=$!
+	wait_for 30 grep -q 'local address' "$PIB_RESULTS/$name"
+	qpn=$(sed -n 's/.*QPN \(0x[0-9a-f]*\).*/\1/p' "$PIB_RESULTS/$name" | head -n 1)
+}
+
+# res_of KIND DEV PID: the number `rdma resource show KIND` gives PID's
+# object on DEV (cqn, srqn).
+res_of() {
+	rdma resource show "$1" dev "$2" | awk -v pid="$3" -v k="${1}n" \
+		'{ for (i = 1; i < NF; i++) { if ($i == k) n = $(i + 1); if ($i == "pid" && $(i + 1) == pid) print n } }'
+}
+
+# injected A B: errors injected into B (tracefs shows its async events).
+injected() {
+	local a=$1 b=$2 T l0 l1 n tr cqn srqn fatal_qpn
+	T=$(tracefs)
+	echo >"$T/trace"
+	echo 1 >"$T/events/pib/pib_async_event/enable"
+	check "inject: $b's next create_qp fails with ENOMEM" inject "$b" "verb create_qp 12"
+	expect_match "inject: ibv_rc_pingpong on $b cannot create its QP" \
+		"$(timeout 60 ibv_rc_pingpong -d "$b" -p 18601 2>&1)" "Couldn't create QP"
+	for f in drop dup; do
+		server_up "$b" 18601 "inject-$f.server" ibv_rc_pingpong -n 100 -c
+		check "inject: $b's QP $qpn: $f its next 3 packets" inject "$b" "qp $qpn $f 3"
+		l0=$(rc_losses "$a" "$b" | awk '{ s += $1 } END { print s }')
+		check "inject: checked rc_pingpong $a -> $b through 3 packets ${f}ped" \
+			timeout 120 ibv_rc_pingpong -d "$a" -p 18601 -n 100 -c 127.0.0.1
+		wait "$srv"
+		expect_eq "inject: $f: the server's exit status" "$?" 0
+		l1=$(rc_losses "$a" "$b" | awk '{ s += $1 } END { print s }')
+		[ "$f" = drop ] && check "inject: the lost packets were sent again" test "$l1" -gt "$l0"
+	done
+	server_up "$b" 18602 inject-fatal.server ibv_rc_pingpong
+	fatal_qpn=$((qpn))
+	check "inject: $b's QP $qpn fatal" inject "$b" "qp $qpn fatal"
+	timeout 60 ibv_rc_pingpong -d "$a" -p 18602 127.0.0.1 >"$PIB_RESULTS/inject-fatal.client" 2>&1
+	wait "$srv"
+	check "inject: the server's QP failed" test "$?" != 0
+	cat "$PIB_RESULTS/inject-fatal.server"
+	server_up "$b" 18603 inject-cq.server ibv_rc_pingpong
+	cqn=$(res_of cq "$b" "$srv")
+	check "inject: $b's CQ $cqn (the server's) fatal" inject "$b" "cq $cqn fatal"
+	kill "$srv"
+	wait "$srv"
+	server_up "$b" 18604 inject-srq.server ibv_srq_pingpong
+	srqn=$(res_of srq "$b" "$srv")
+	check "inject: $b's SRQ $srqn (the server's) fatal" inject "$b" "srq $srqn fatal"
+	kill "$srv"
+	wait "$srv"
+	echo 0 >"$T/events/pib/pib_async_event/enable"
+	tr=$(grep pib_async_event "$T/trace")
+	echo "$tr"
+	expect_match "inject: trace: QP_FATAL" "$tr" "pib_async_event: $b QP_FATAL $fatal_qpn\$"
+	expect_match "inject: trace: CQ_ERR" "$tr" "pib_async_event: $b CQ_ERR $cqn\$"
+	expect_match "inject: trace: SRQ_ERR" "$tr" "pib_async_event: $b SRQ_ERR $srqn\$"
+	check_fails "inject: a QP $b does not have" "No such file" inject "$b" "qp 0xfffff fatal"
+	check_fails "inject: a CQ $b does not have" "No such file" inject "$b" "cq 99999 fatal"
+	check_fails "inject: an unknown fault" "Invalid argument" inject "$b" "qp 2 explode"
+	check_fails "inject: an unknown verb" "Invalid argument" inject "$b" "verb explode 12"
+	check_fails "inject: no errno" "Invalid argument" inject "$b" "verb create_qp 0"
+	check_fails "inject: a command too long" "Invalid argument" inject "$b" "$(printf 'x%.0s' {1..80})"
+	n=$(dmesg | grep -c "pib: $b: injected: ")
+	expect_eq "inject: each injection logged once" "$n" 6
+}
+
 # one_host_fabric NETDEV: two devices on NETDEV under opensm.
 one_host_fabric() {
 	local nd=$1 a=pib${1}a b=pib${1}b guid out lid_b st
@@ -132,6 +216,7 @@ one_host_fabric() {
 	expect_match "$nd: opensm: SUBNET UP" "$(cat "$PIB_RESULTS/opensm-$nd.log")" \
 		'SUBNET UP'
 	[ "$nd" != eth0 ] || traced "$a" "$b"
+	[ "$nd" != eth0 ] || injected "$a" "$b"
 	kill "$(pidof opensm)"
 	wait_for 30 sh -c '! pidof opensm'
 	check "$nd: rdma link delete $a" rdma link delete "$a"
