@@ -41,7 +41,11 @@ PIB_SM_HOST=2
 # watch async events: on the removed device, a side that waits for
 # completions only (ib_write_bw's client with a full send queue) polls
 # rings that read as empty until its -D time is up, as on any HCA.
-dur=40
+# The host that keeps its device sees its RC QPs fail once their retries
+# run out, about 18 s after host1's device went (pib's timeouts double
+# from 200 ms up to 4 s): perftest must still be running then, after up
+# to 30 s of waiting for traffic before the teardown.
+dur=60
 bound=$((dur + 40))	# the longest any traffic may take to end
 p=/sys/class/infiniband/pibeth0/ports/1
 out=$PIB_RESULTS/teardown-load
@@ -116,7 +120,7 @@ load_start() {
 		timeout $t stdbuf -oL ib_write_bw -d pibeth0 -D $dur -F -p 18516 \
 			>"$out/$n.write_bw.host2" 2>&1 &
 		write_bw=$!
-		timeout $t iperf3 -s -1 -B 10.98.0.2 --rcv-timeout 10000 \
+		timeout $t stdbuf -oL iperf3 -s -1 -B 10.98.0.2 --rcv-timeout 10000 \
 			--idle-timeout 60 >"$out/$n.iperf3.host2" 2>&1 &
 		iperf=$!
 		check "$n: servers listen" wait_for 60 sh -c \
@@ -135,7 +139,7 @@ load_start() {
 	write_bw=$!
 	timeout $t ping -f -w $dur 10.98.0.2 >"$out/$n.ping" 2>&1 &
 	ping=$!
-	timeout $t iperf3 -c 10.98.0.2 -t $((t + 60)) --connect-timeout 20000 \
+	timeout $t stdbuf -oL iperf3 -c 10.98.0.2 -t $((t + 60)) --connect-timeout 20000 \
 		--snd-timeout 5000 >"$out/$n.iperf3.host1" 2>&1 &
 	iperf=$!
 	check "$n: both perftests run" wait_for 60 sh -c \
@@ -223,16 +227,18 @@ ipoib_up
 barrier ipoib-up
 echo "fabric up in $((SECONDS - t_start)) s"
 
-# a) The netdev goes down for longer than the RC retries last
-# (7 x 200 ms), then up again: the port goes DOWN and the SM makes it
-# ACTIVE again; RC traffic ends with retry errors, IPoIB recovers.
+# a) The netdev goes down until the RC QPs ran out of retries (pib's
+# timeouts double from 200 ms up to 4 s: about 18 s for 7 retries), then
+# up again: the port goes DOWN and the SM makes it ACTIVE again; RC
+# traffic ends with retry errors, IPoIB recovers.
 t_step=$SECONDS
 load_start a
 if [ "$PIB_HOST" = 1 ]; then
 	note "a: down"
 	check "a: ip link set pibnet down" ip link set pibnet down
 	check "a: port DOWN" wait_for 10 grep -q DOWN $p/state
-	sleep 4
+	check "a: host1's ib_send_bw -b runs out of retries while the link is down" \
+		wait_for 60 grep -q "Failed status" "$out/a.send_bw.host1"
 	check "a: ip link set pibnet up" ip link set pibnet up
 	check "a: port ACTIVE again under host2's opensm" wait_for 120 grep -q ACTIVE $p/state
 	check "a: ibv_asyncwatch: IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE" \
