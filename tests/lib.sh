@@ -39,7 +39,6 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
-# expect_match WHAT TEXT REGEX (extended regex, multi-line text)
 # tracefs: where the kernel's tracing files are, mounted if need be.
 tracefs() {
 	local t=/sys/kernel/tracing
@@ -47,6 +46,7 @@ tracefs() {
 	echo $t
 }
 
+# expect_match WHAT TEXT REGEX (extended regex, multi-line text)
 expect_match() {
 	if grep -Eq -- "$3" <<<"$2"; then
 		ok "$1"
