@@ -39,6 +39,13 @@ expect_eq() {
 	if [ "$2" = "$3" ]; then ok "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
+# running PID: PID is there and not a zombie; gone PID: it is not.
+running() {
+	local s
+	s=$(ps -o stat= -p "$1") && [ "${s#Z}" = "$s" ]
+}
+gone() { ! running "$1"; }
+
 # tracefs: where the kernel's tracing files are, mounted if need be.
 tracefs() {
 	local t=/sys/kernel/tracing

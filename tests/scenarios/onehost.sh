@@ -105,11 +105,13 @@ captured() {
 # inject DEV COMMAND: one command to DEV's error injection.
 inject() { echo "$2" >"/sys/kernel/debug/pib/$1/inject"; }
 
-# rc_losses A B: retransmit timeouts and sequence NAKs on both devices.
+# rc_losses DEV...: retransmit timeouts and sequence NAKs of the devices,
+# in all.
 rc_losses() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' |
-		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
-	rdma statistic show link "$2/1" | tr ' ' '\n' |
+	local d
+	for d in "$@"; do
+		rdma statistic show link "$d/1"
+	done | tr ' ' '\n' |
 		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
 }
 
@@ -143,12 +145,12 @@ injected() {
 	for f in drop dup; do
 		server_up "$b" 18601 "inject-$f.server" ibv_rc_pingpong -n 100 -c
 		check "inject: $b's QP $qpn: $f its next 3 packets" inject "$b" "qp $qpn $f 3"
-		l0=$(rc_losses "$a" "$b" | awk '{ s += $1 } END { print s }')
+		l0=$(rc_losses "$a" "$b")
 		check "inject: checked rc_pingpong $a -> $b through 3 packets ${f}ped" \
 			timeout 120 ibv_rc_pingpong -d "$a" -p 18601 -n 100 -c 127.0.0.1
 		wait "$srv"
 		expect_eq "inject: $f: the server's exit status" "$?" 0
-		l1=$(rc_losses "$a" "$b" | awk '{ s += $1 } END { print s }')
+		l1=$(rc_losses "$a" "$b")
 		[ "$f" = drop ] && check "inject: the lost packets were sent again" test "$l1" -gt "$l0"
 	done
 	server_up "$b" 18602 inject-fatal.server ibv_rc_pingpong
@@ -230,9 +232,6 @@ one_host_fabric() {
 	fi
 	check "$nd: rdma link delete $b" rdma link delete "$b"
 }
-
-# running PID / gone PID: whether PID is still there (not a zombie).
-gone() { ! ps -o stat= -p "$1" | grep -qv '^Z'; }
 
 pib_install
 one_host_fabric lo

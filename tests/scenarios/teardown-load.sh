@@ -75,13 +75,6 @@ refs_back() { [ "$(mod_refs)" = "$refs0" ]; }
 # vmalloc areas pib allocated (rings, switch tables) that are still there.
 pib_vmallocs() { grep -c '\[pib\]' /proc/vmallocinfo; }
 
-# running PID: PID is there and not a zombie.
-running() {
-	local s
-	s=$(ps -o stat= -p "$1") && [ "${s#Z}" = "$s" ]
-}
-gone() { ! running "$1"; }
-
 # Tasks stuck in the kernel, with where they wait.
 stuck_tasks() {
 	local pid
