@@ -137,6 +137,11 @@ enum pib_drop_reason {
 	PIB_DROP_NOT_ACTIVE,	/* not sent: the port is not ACTIVE */
 	PIB_DROP_UNROUTED,	/* the switch has no route for it */
 	PIB_DROP_INJECTED,	/* an injected fault (pib_inject.c) */
+	PIB_DROP_MCAST_GID,	/* multicast for no group attached */
+	PIB_DROP_QKEY,		/* a datagram with another Q_Key */
+	PIB_DROP_NO_WQE,	/* a datagram with no receive WQE posted */
+	PIB_DROP_QP_STATE,	/* for a QP not (yet) able to receive */
+	PIB_NUM_DROPS
 };
 
 /* Packet faults a QP can be given (pib_inject.c), by count of packets. */
@@ -165,30 +170,6 @@ enum pib_retry_cause {
 	PIB_RETRY_READ_GAP,	/* READ responses went missing */
 };
 
-/**
- * struct pib_trace_pkt - header fields of a packet, for the tracepoints
- * @dqpn: BTH destination QP
- * @psn: BTH PSN
- * @slid: LRH source LID
- * @dlid: LRH destination LID
- * @vl: LRH virtual lane
- * @lnh: LRH link next header
- * @opcode: BTH opcode
- *
- * Fields the packet is too short for are zero.
- */
-struct pib_trace_pkt {
-	u32 dqpn;
-	u32 psn;
-	u16 slid;
-	u16 dlid;
-	u8 vl;
-	u8 lnh;
-	u8 opcode;
-};
-
-void pib_trace_pkt_hdrs(const u8 *buf, u32 len, struct pib_trace_pkt *t);
-
 /* Transport events counted per device, shown by `rdma statistic`. */
 enum pib_stat {
 	PIB_STAT_RETRANSMIT_TIMEOUTS,	/* local ACK timeouts */
@@ -198,12 +179,22 @@ enum pib_stat {
 	PIB_STAT_RNR_NAKS_SENT,		/* RNR NAKs sent */
 	PIB_STAT_DUP_REQUESTS,		/* duplicate requests received */
 	PIB_STAT_READ_GAPS,		/* READ responses missing, asked again */
-	PIB_STAT_RCV_NO_QP,		/* packets for no QP, or one that can't */
+	PIB_STAT_RCV_NO_QP,		/* packets for no QP */
 	PIB_STAT_RCV_BAD_PKEY,		/* packets with a P_Key not the QP's */
 	PIB_STAT_UD_DROPS,		/* datagrams without a receive WQE */
 	PIB_STAT_RESP_PSN_UNSENT,	/* responses for PSNs never sent */
 	PIB_STAT_RCV_BAD_MAD,		/* for QP0/QP1, but no MAD they take */
 	PIB_STAT_RCV_MCAST_BAD_GID,	/* multicast for no group attached */
+	PIB_STAT_RCV_PORT_DOWN,		/* arrived while the port was DOWN */
+	PIB_STAT_RCV_MALFORMED,		/* failed the IBA's header checks */
+	PIB_STAT_RCV_BAD_DLID,		/* for another LID, or raw */
+	PIB_STAT_RCV_BAD_DGID,		/* for another GID */
+	PIB_STAT_RCV_BAD_TRANSPORT,	/* an opcode the QP's type has not */
+	PIB_STAT_RCV_BAD_SLID,		/* not from a connected QP's peer */
+	PIB_STAT_RCV_BAD_QKEY,		/* datagrams with another Q_Key */
+	PIB_STAT_RCV_QP_NOT_READY,	/* for a QP in RESET, INIT or ERR */
+	PIB_STAT_XMIT_NOT_ACTIVE,	/* not sent: the port not ACTIVE */
+	PIB_STAT_INJECTED_DROPS,	/* dropped by an injected fault */
 	PIB_NUM_STATS
 };
 
@@ -999,17 +990,43 @@ static inline u32 pib_read_chunk_end(u32 mtu, u32 len, u32 off)
 }
 
 /**
+ * pib_refuse() - refuse a verb, saying why when dynamic debug asks
+ * @ibdev: the device
+ * @err: the negative errno the verb returns
+ * @fmt: why: the verb's name, then what it was given and what pib allows
+ * @...: the format's arguments
+ *
+ * `echo 'module pib +p' > /sys/kernel/debug/dynamic_debug/control` puts
+ * a line in the kernel log for each refusal, with the calling process.
+ *
+ * Return: @err.
+ */
+#define pib_refuse(ibdev, err, fmt, ...)				\
+	({								\
+		int __pib_err = (err);					\
+									\
+		ibdev_dbg(ibdev, "%s[%d]: " fmt ": %pe\n", current->comm,	\
+			  task_pid_nr(current), ##__VA_ARGS__,		\
+			  ERR_PTR(__pib_err));				\
+		__pib_err;						\
+	})
+
+/**
  * pib_res_get() - count one more object against a device limit
+ * @ibdev: the device
  * @count: the device's counter for this kind of object
  * @max: the limit advertised in query_device
+ * @what: the objects' name, as in "the device has its 4096 QPs"
  *
  * Return: 0, or -ENOMEM with @count unchanged if the limit is reached.
  */
-static inline int pib_res_get(atomic_t *count, int max)
+static inline int pib_res_get(struct ib_device *ibdev, atomic_t *count,
+			      int max, const char *what)
 {
 	if (atomic_inc_return(count) > max) {
 		atomic_dec(count);
-		return -ENOMEM;
+		return pib_refuse(ibdev, -ENOMEM, "the device has its %d %s",
+				  max, what);
 	}
 	return 0;
 }
@@ -1115,6 +1132,8 @@ void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
 void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
+void pib_drop(struct pib_dev *dev, const u8 *buf, u32 len,
+	      enum pib_drop_reason reason, int err);
 bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp);
 void pib_dev_send(struct pib_dev *dev, struct sk_buff_head *q, bool resp);
 

@@ -14,6 +14,8 @@
  * keeps up loses nothing. When the device goes away, readers get the
  * rest, then end of file.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
@@ -291,7 +293,7 @@ void pib_capture_dev_add(struct pib_dev *dev, struct dentry *parent)
 	INIT_LIST_HEAD(&dev->captures);
 	dir = debugfs_create_dir(dev_name(&dev->ibdev.dev), parent);
 	if (IS_ERR(dir)) {
-		pr_info("pib: %s: no debugfs directory (%ld): no packet capture\n",
+		pr_info("%s: no debugfs directory (%ld): no packet capture\n",
 			dev_name(&dev->ibdev.dev), PTR_ERR(dir));
 		return;
 	}

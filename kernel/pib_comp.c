@@ -539,8 +539,12 @@ void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 	if (pkt->ext & PIB_EXT_AETH)
 		syn = pib_aeth_syn(pib_pkt_ext(buf, pkt, PIB_EXT_AETH));
 	spin_lock_irqsave(&qp->lock, flags);
-	if ((qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) ||
-	    !pib_comp_psn_ok(qp, pkt->bth.psn))
+	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD) {
+		pib_drop(to_pib_dev(qp->ibqp.device), buf, pkt->len,
+			 PIB_DROP_QP_STATE, 0);
+		goto out;
+	}
+	if (!pib_comp_psn_ok(qp, pkt->bth.psn))
 		goto out;
 	if (op == IB_OPCODE_RC_ACKNOWLEDGE)
 		pib_comp_aeth(qp, pkt->bth.psn, syn);

@@ -5,6 +5,8 @@
  * notification state machine (disarmed, next completion, next solicited
  * completion), resizing, and overflow reported as IB_EVENT_CQ_ERR.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/slab.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/pib-abi.h>
@@ -68,13 +70,19 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	if (attr->flags)
-		return -EOPNOTSUPP;
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "create_cq: flags 0x%x", attr->flags);
 	if (attr->cqe < 1 || attr->cqe > PIB_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
-		return -EINVAL;
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_cq: cqe %u (1 to %u), comp_vector %u (below %d)",
+				  attr->cqe, PIB_MAX_CQE, attr->comp_vector,
+				  ibcq->device->num_comp_vectors);
 	if (udata && udata->outlen < sizeof(struct pib_create_cq_resp))
-		return -EINVAL;
-	err = pib_res_get(&dev->cq_count, PIB_MAX_CQ);
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_cq: reply of %zu bytes (provider too old?)",
+				  udata->outlen);
+	err = pib_res_get(&dev->ibdev, &dev->cq_count, PIB_MAX_CQ, "CQs");
 	if (err)
 		return err;
 	spin_lock_init(&cq->lock);
@@ -142,9 +150,12 @@ int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	int err;
 
 	if (!cqe || cqe > PIB_MAX_CQE)
-		return -EINVAL;
+		return pib_refuse(ibcq->device, -EINVAL,
+				  "resize_cq: cqe %u (1 to %u)", cqe, PIB_MAX_CQE);
 	if (udata && udata->outlen < sizeof(struct pib_create_cq_resp))
-		return -EINVAL;
+		return pib_refuse(ibcq->device, -EINVAL,
+				  "resize_cq: reply of %zu bytes (provider too old?)",
+				  udata->outlen);
 	err = pib_cq_alloc(cq, pib_cq_ring_num(cqe), udata, &ring, &qps);
 	if (err)
 		return err;
@@ -152,7 +163,9 @@ int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	used = pib_cq_used(cq);
 	if (used >= ring.num) {
 		spin_unlock_irqrestore(&cq->lock, flags);
-		err = -EINVAL;		/* the completions would not fit */
+		err = pib_refuse(ibcq->device, -EINVAL,
+				 "resize_cq: %u completions wait, more than %u entries hold",
+				 used, ring.num - 1);
 		goto free;
 	}
 	cons = cq->ring.prod - used;
@@ -272,7 +285,7 @@ static void pib_cq_overflow(struct pib_cq *cq)
 		.event = IB_EVENT_CQ_ERR,
 	};
 
-	pr_warn_ratelimited("pib: %s: a CQ of %u entries overflowed: its later completions are lost\n",
+	pr_warn_ratelimited("%s: a CQ of %u entries overflowed: its later completions are lost\n",
 			    cq->ibcq.device->name, cq->ibcq.cqe);
 	trace_pib_async_event(cq->ibcq.device, IB_EVENT_CQ_ERR, cq->ibcq.res.id);
 	if (cq->ibcq.event_handler)

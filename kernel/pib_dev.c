@@ -7,6 +7,8 @@
  * pib_devs and each device's @registered flag; it nests inside the RTNL and
  * is never held while taking the RTNL or pib_add_lock.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/utsname.h>
@@ -187,12 +189,12 @@ static int pib_pick_index(struct net_device *ndev)
 static int pib_check_netdev(struct net_device *ndev)
 {
 	if (ndev->type != ARPHRD_ETHER && ndev->type != ARPHRD_LOOPBACK) {
-		pr_info_ratelimited("pib: %s is not an Ethernet or loopback netdev\n",
+		pr_info_ratelimited("%s is not an Ethernet or loopback netdev\n",
 				    ndev->name);
 		return -EOPNOTSUPP;
 	}
 	if (!pib_ib_mtu_for_netdev(ndev->mtu)) {
-		pr_info_ratelimited("pib: MTU %u of %s is below %u\n", ndev->mtu,
+		pr_info_ratelimited("MTU %u of %s is below %u\n", ndev->mtu,
 				    ndev->name, pib_ib_mtu_bytes(IB_MTU_256) +
 				    PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD);
 		return -EINVAL;

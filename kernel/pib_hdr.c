@@ -409,3 +409,34 @@ const __u8 pib_port_state_ok[5][5] = {
 	[IB_PORT_ACTIVE] = { [IB_PORT_NOP] = 1, [IB_PORT_DOWN] = 1,
 			      [IB_PORT_ACTIVE] = 1 },
 };
+
+/**
+ * pib_pkt_brief() - the LRH and BTH fields of a packet, checked or not
+ * @buf: the packet, which may be malformed (a dropped one)
+ * @len: its length; nothing beyond it is read
+ * @b: the fields, zero where @len ends first
+ */
+void pib_pkt_brief(const __u8 *buf, __u32 len, struct pib_pkt_brief *b)
+{
+	struct pib_lrh lrh;
+	struct pib_bth bth;
+	__u32 off;
+
+	*b = (struct pib_pkt_brief){};
+	if (len < PIB_LRH_LEN)
+		return;
+	pib_lrh_unpack(buf, &lrh);
+	b->slid = lrh.slid;
+	b->dlid = lrh.dlid;
+	b->vl = lrh.vl;
+	b->lnh = lrh.lnh;
+	if (lrh.lnh < PIB_LNH_IBA_LOCAL)
+		return;
+	off = PIB_LRH_LEN + (lrh.lnh == PIB_LNH_IBA_GLOBAL ? PIB_GRH_LEN : 0);
+	if (len < off + PIB_BTH_LEN)
+		return;
+	pib_bth_unpack(buf + off, &bth);
+	b->opcode = bth.opcode;
+	b->dqpn = bth.dest_qp;
+	b->psn = bth.psn;
+}

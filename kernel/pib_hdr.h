@@ -1529,4 +1529,29 @@ static inline enum pib_dr_verdict pib_dr_switch_route(__u8 *smp,
 						       PIB_DR_DISCARD;
 }
 
+/**
+ * struct pib_pkt_brief - the LRH and BTH fields that name a packet in a
+ *	trace line or a log line
+ * @dqpn: BTH destination QP
+ * @psn: BTH PSN
+ * @slid: LRH source LID
+ * @dlid: LRH destination LID
+ * @vl: LRH virtual lane
+ * @lnh: LRH link next header
+ * @opcode: BTH opcode
+ *
+ * Fields the packet is too short for are zero.
+ */
+struct pib_pkt_brief {
+	__u32 dqpn;
+	__u32 psn;
+	__u16 slid;
+	__u16 dlid;
+	__u8 vl;
+	__u8 lnh;
+	__u8 opcode;
+};
+
+void pib_pkt_brief(const __u8 *buf, __u32 len, struct pib_pkt_brief *b);
+
 #endif /* PIB_HDR_H */

@@ -19,6 +19,8 @@
  * is logged once in the kernel log; a command it cannot take fails the
  * write with -EINVAL, or -ENOENT for an object the device does not have.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/skbuff.h>
@@ -65,8 +67,8 @@ void pib_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
 	skb_queue_walk_safe(q, skb, tmp) {
 		if (atomic_dec_if_positive(&qp->inject[PIB_INJ_DROP]) >= 0) {
 			__skb_unlink(skb, q);
-			trace_pib_pkt_drop(qp->ibqp.device->name, skb->data,
-					   skb->len, PIB_DROP_INJECTED, 0);
+			pib_drop(to_pib_dev(qp->ibqp.device), skb->data,
+				 skb->len, PIB_DROP_INJECTED, 0);
 			kfree_skb(skb);
 		} else if (atomic_dec_if_positive(&qp->inject[PIB_INJ_DUP]) >= 0) {
 			dup = skb_copy(skb, GFP_ATOMIC);
@@ -199,7 +201,7 @@ static ssize_t pib_inject_write(struct file *file, const char __user *ubuf,
 	err = pib_inject_cmd(dev, cmd);
 	if (err)
 		return err;
-	pr_info("pib: %s: injected: %s\n", dev_name(&dev->ibdev.dev), cmd);
+	pr_info("%s: injected: %s\n", dev_name(&dev->ibdev.dev), cmd);
 	return count;
 }
 

@@ -3,6 +3,8 @@
  * module entry: the "pib" rdma link type and the netdev
  * notifier that keeps pib devices in step with their netdevs.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <rdma/rdma_netlink.h>
@@ -49,7 +51,7 @@ static int __init pib_init(void)
 	int err;
 
 	if (!pib_udp_port) {
-		pr_err("pib: udp_port must be 1..65535\n");
+		pr_err("udp_port must be 1..65535\n");
 		return -EINVAL;
 	}
 	err = pib_qp_init();

@@ -63,10 +63,13 @@ int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	int err = 0;
 
 	if (ibqp->qp_type != IB_QPT_UD)
-		return -EOPNOTSUPP;
+		return pib_refuse(ibqp->device, -EOPNOTSUPP,
+				  "attach_mcast: QP 0x%x is not UD", ibqp->qp_num);
 	if (lid < PIB_LID_MCAST || lid == PIB_PERMISSIVE_LID ||
 	    gid->raw[0] != 0xff)
-		return -EINVAL;
+		return pib_refuse(ibqp->device, -EINVAL,
+				  "attach_mcast: QP 0x%x: LID 0x%x, GID %pI6: not multicast",
+				  ibqp->qp_num, lid, gid->raw);
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
 		return -ENOMEM;
@@ -78,7 +81,10 @@ int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		goto out;	/* attached already: nothing to do */
 	if (pib_qp_mcast_count(qp) >= PIB_MAX_MCAST_QP_ATTACH ||
 	    atomic_read(&dev->mcast_count) >= PIB_MAX_MCAST_ATTACH) {
-		err = -ENOMEM;
+		err = pib_refuse(ibqp->device, -ENOMEM,
+				 "attach_mcast: QP 0x%x: %u groups a QP, %u a device at most",
+				 ibqp->qp_num, PIB_MAX_MCAST_QP_ATTACH,
+				 PIB_MAX_MCAST_ATTACH);
 		goto out;
 	}
 	atomic_inc(&dev->mcast_count);
@@ -120,6 +126,10 @@ int pib_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 		err = 0;
 	}
 	spin_unlock_bh(&dev->mcast_lock);
+	if (err)
+		pib_refuse(ibqp->device, err,
+			   "detach_mcast: QP 0x%x is not attached to LID 0x%x, GID %pI6",
+			   ibqp->qp_num, lid, gid->raw);
 	return err;
 }
 
@@ -157,7 +167,7 @@ void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
 	u16 index;
 
 	if (pkt->lrh.lnh != PIB_LNH_IBA_GLOBAL) {
-		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_MCAST_BAD_GID);
+		pib_drop(dev, buf, pkt->len, PIB_DROP_MCAST_GID, 0);
 		return;
 	}
 	list_for_each_entry_rcu(a, &dev->mcast, dev_node) {
@@ -168,11 +178,11 @@ void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
 		index = READ_ONCE(a->qp->pkey_index);
 		if (!pib_pkey_match(READ_ONCE(dev->port.pkeys[index]),
 				    pkt->bth.pkey)) {
-			pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_PKEY);
+			pib_drop(dev, buf, pkt->len, PIB_DROP_PKEY, 0);
 			continue;
 		}
 		pib_resp_ud(a->qp, pkt, buf, 0, index);
 	}
 	if (!group)
-		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_MCAST_BAD_GID);
+		pib_drop(dev, buf, pkt->len, PIB_DROP_MCAST_GID, 0);
 }

@@ -54,7 +54,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	u32 index;
 	int err;
 
-	err = pib_res_get(&dev->mr_count, PIB_MAX_MR);
+	err = pib_res_get(&dev->ibdev, &dev->mr_count, PIB_MAX_MR, "MRs");
 	if (err)
 		return ERR_PTR(err);
 	mr = kzalloc(sizeof(*mr), PIB_GFP_USER);
@@ -168,21 +168,28 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (err)
 		return ERR_PTR(err);
 	if (dmah)
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+					  "reg_mr: a DMA handle"));
 	/* Optional flags (relaxed ordering) change nothing for pib. */
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 		       IB_ACCESS_OPTIONAL))
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+					  "reg_mr: access 0x%x (pib has local write, remote write, read and atomic)",
+					  access));
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (!length || length > PIB_MAX_MSG * 2ULL)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
+					  "reg_mr: length %llu (1 to %llu)",
+					  length, PIB_MAX_MSG * 2ULL));
 	mr = pib_mr_alloc(dev, PIB_MR_USER, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
-		err = PTR_ERR(mr->umem);
+		err = pib_refuse(&dev->ibdev, PTR_ERR(mr->umem),
+				 "reg_mr: cannot pin %llu bytes at 0x%llx",
+				 length, start);
 		mr->umem = NULL;
 		goto fail;
 	}
@@ -215,9 +222,13 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	struct pib_mr *mr;
 
 	if (type != IB_MR_TYPE_MEM_REG)
-		return ERR_PTR(-EOPNOTSUPP);
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+					  "alloc_mr: type %d (pib has IB_MR_TYPE_MEM_REG)",
+					  type));
 	if (!max_num_sg || max_num_sg > PIB_MAX_FAST_PAGES)
-		return ERR_PTR(-EINVAL);
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
+					  "alloc_mr: max_num_sg %u (1 to %u)",
+					  max_num_sg, PIB_MAX_FAST_PAGES));
 	mr = pib_mr_alloc(dev, PIB_MR_FAST, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);

@@ -6,6 +6,8 @@
  * switch (a peer that falls silent loses its link), and IB packets from a
  * peer enter the switch through that peer's port (pib_switch.c).
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/inetdevice.h>
@@ -211,7 +213,7 @@ static int pib_static_peers_set(const char *val, const struct kernel_param *kp)
 		    !in4_pton(tok, -1, (u8 *)&addrs[n], '\0', NULL) ||
 		    ipv4_is_multicast(addrs[n]) || ipv4_is_zeronet(addrs[n]) ||
 		    ipv4_is_lbcast(addrs[n])) {
-			pr_err("pib: peers: want up to %d unicast IPv4 addresses separated by commas\n",
+			pr_err("peers: want up to %d unicast IPv4 addresses separated by commas\n",
 			       PIB_MAX_PEERS);
 			err = -EINVAL;
 			break;
@@ -404,7 +406,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->trap_sent = jiffies - msecs_to_jiffies(PIB_TRAP_RESEND_MS);
 	err = sw->mft ? pib_switch_open_socket(sw) : -ENOMEM;
 	if (err) {
-		pr_info_ratelimited("pib: cannot open UDP port %u on %s: %d\n",
+		pr_info_ratelimited("cannot open UDP port %u on %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
 		kvfree(sw->mft);
 		kvfree(sw->lft);

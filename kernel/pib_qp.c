@@ -37,7 +37,8 @@ static bool pib_qp_special(struct pib_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_SMI || qp->ibqp.qp_type == IB_QPT_GSI;
 }
 
-static int pib_check_qp_init(struct ib_qp_init_attr *init,
+static int pib_check_qp_init(struct ib_device *ibdev,
+			     struct ib_qp_init_attr *init,
 			     struct ib_udata *udata)
 {
 	struct ib_qp_cap *cap = &init->cap;
@@ -46,23 +47,39 @@ static int pib_check_qp_init(struct ib_qp_init_attr *init,
 	case IB_QPT_SMI:
 	case IB_QPT_GSI:
 		if (udata || init->srq)
-			return -EINVAL;
+			return pib_refuse(ibdev, -EINVAL,
+					  "create_qp: QP0/QP1 from a user or with an SRQ");
 		break;
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
 	default:
-		return -EOPNOTSUPP;
+		return pib_refuse(ibdev, -EOPNOTSUPP,
+				  "create_qp: QP type %d (pib has RC, UC, UD)",
+				  init->qp_type);
 	}
 	if (init->create_flags)
-		return -EOPNOTSUPP;
-	if (cap->max_send_wr > PIB_MAX_QP_WR || cap->max_recv_wr > PIB_MAX_QP_WR ||
-	    cap->max_send_sge > PIB_MAX_SGE || cap->max_recv_sge > PIB_MAX_SGE ||
-	    cap->max_inline_data > PIB_MAX_INLINE)
-		return -EINVAL;
+		return pib_refuse(ibdev, -EOPNOTSUPP,
+				  "create_qp: create_flags 0x%x", init->create_flags);
+	if (cap->max_send_wr > PIB_MAX_QP_WR || cap->max_recv_wr > PIB_MAX_QP_WR)
+		return pib_refuse(ibdev, -EINVAL,
+				  "create_qp: max_send_wr %u, max_recv_wr %u (at most %u)",
+				  cap->max_send_wr, cap->max_recv_wr,
+				  PIB_MAX_QP_WR);
+	if (cap->max_send_sge > PIB_MAX_SGE || cap->max_recv_sge > PIB_MAX_SGE)
+		return pib_refuse(ibdev, -EINVAL,
+				  "create_qp: max_send_sge %u, max_recv_sge %u (at most %u)",
+				  cap->max_send_sge, cap->max_recv_sge,
+				  PIB_MAX_SGE);
+	if (cap->max_inline_data > PIB_MAX_INLINE)
+		return pib_refuse(ibdev, -EINVAL,
+				  "create_qp: max_inline_data %u (at most %u)",
+				  cap->max_inline_data, PIB_MAX_INLINE);
 	if (udata && udata->outlen < sizeof(struct pib_create_qp_resp))
-		return -EINVAL;
+		return pib_refuse(ibdev, -EINVAL,
+				  "create_qp: reply of %zu bytes (provider too old?)",
+				  udata->outlen);
 	return 0;
 }
 
@@ -159,7 +176,8 @@ static int pib_qp_number(struct pib_dev *dev, struct pib_qp *qp)
 	case IB_QPT_GSI:
 		num = qp->ibqp.qp_type == IB_QPT_SMI ? 0 : 1;
 		if (rcu_access_pointer(dev->special_qp[num]))
-			return -EBUSY;
+			return pib_refuse(&dev->ibdev, -EBUSY,
+					  "create_qp: QP%u exists", num);
 		qp->ibqp.qp_num = num;
 		return 0;
 	default:
@@ -207,10 +225,10 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	int err;
 
 	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_QP) ?:
-	      pib_check_qp_init(init, udata);
+	      pib_check_qp_init(&dev->ibdev, init, udata);
 	if (err)
 		return err;
-	err = pib_res_get(&dev->qp_count, PIB_MAX_QP);
+	err = pib_res_get(&dev->ibdev, &dev->qp_count, PIB_MAX_QP, "QPs");
 	if (err)
 		return err;
 	spin_lock_init(&qp->lock);
@@ -385,12 +403,83 @@ static int pib_qp_set_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
 	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
 	    (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != PIB_PORT_NUM) ||
 	    rdma_ah_get_sl(ah) > 15)
-		return -EINVAL;
+		return pib_refuse(qp->ibqp.device, -EINVAL,
+				  "modify_qp: QP 0x%x: ah_attr type %d, port %u, sl %u",
+				  qp->ibqp.qp_num, ah->type,
+				  rdma_ah_get_port_num(ah), rdma_ah_get_sl(ah));
 	if ((rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
 	    rdma_ah_read_grh(ah)->sgid_index >= PIB_GID_TABLE_LEN)
-		return -EINVAL;
+		return pib_refuse(qp->ibqp.device, -EINVAL,
+				  "modify_qp: QP 0x%x: sgid_index %u (at most %u)",
+				  qp->ibqp.qp_num,
+				  rdma_ah_read_grh(ah)->sgid_index,
+				  PIB_GID_TABLE_LEN - 1);
 	pib_av_from_ah(ah, &qp->av);
 	return 0;
+}
+
+static const char * const pib_qp_state_names[] = {
+	[IB_QPS_RESET] = "RESET",
+	[IB_QPS_INIT] = "INIT",
+	[IB_QPS_RTR] = "RTR",
+	[IB_QPS_RTS] = "RTS",
+	[IB_QPS_SQD] = "SQD",
+	[IB_QPS_SQE] = "SQE",
+	[IB_QPS_ERR] = "ERR",
+};
+
+/* A QP state's name, as the IBA writes it. */
+static const char *pib_qp_state_name(enum ib_qp_state state)
+{
+	return pib_name_of(pib_qp_state_names, ARRAY_SIZE(pib_qp_state_names),
+			   state);
+}
+
+/**
+ * struct pib_qp_limit - the most an attribute of modify_qp may be
+ * @mask: its IB_QP_* bit
+ * @name: its name in struct ib_qp_attr
+ * @off: where it is there
+ * @size: its size in bytes (1, 2 or 4)
+ * @max: the most pib takes
+ */
+struct pib_qp_limit {
+	int mask;
+	const char *name;
+	u16 off;
+	u8 size;
+	u32 max;
+};
+
+/* (@type: the field's type in struct ib_qp_attr) */
+#define PIB_QP_LIMIT(bit, field, type, most) \
+	{ IB_QP_##bit, #field, offsetof(struct ib_qp_attr, field), \
+	  sizeof(type), most }
+
+static const struct pib_qp_limit pib_qp_limits[] = {
+	PIB_QP_LIMIT(PKEY_INDEX, pkey_index, u16, PIB_PKEY_TABLE_LEN - 1),
+	PIB_QP_LIMIT(MAX_QP_RD_ATOMIC, max_rd_atomic, u8, PIB_MAX_RD_ATOMIC),
+	PIB_QP_LIMIT(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic, u8,
+		     PIB_MAX_RD_ATOMIC),
+	PIB_QP_LIMIT(DEST_QPN, dest_qp_num, u32, PIB_MAX_QPN),
+	/* The responder puts min_rnr_timer into its RNR NAKs as it is. */
+	PIB_QP_LIMIT(MIN_RNR_TIMER, min_rnr_timer, u8, PIB_MAX_RNR_TIMER),
+	PIB_QP_LIMIT(TIMEOUT, timeout, u8, PIB_MAX_ACK_TIMEOUT),
+	PIB_QP_LIMIT(RETRY_CNT, retry_cnt, u8, PIB_MAX_RETRY),
+	PIB_QP_LIMIT(RNR_RETRY, rnr_retry, u8, PIB_MAX_RETRY),
+};
+
+/* The value of a limited attribute. */
+static u32 pib_qp_limit_val(const struct ib_qp_attr *attr,
+			    const struct pib_qp_limit *l)
+{
+	const void *v = (const u8 *)attr + l->off;
+
+	if (l->size == 1)
+		return *(const u8 *)v;
+	if (l->size == 2)
+		return *(const u16 *)v;
+	return *(const u32 *)v;
 }
 
 /* Check what modify_qp may change before anything changes. */
@@ -398,32 +487,34 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 			      int mask)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	enum ib_mtu active = READ_ONCE(dev->port.active_mtu);
+	const struct pib_qp_limit *l;
+	u32 v;
 
 	if (mask & IB_QP_PORT && attr->port_num != PIB_PORT_NUM)
-		return -EINVAL;
-	if (mask & IB_QP_PKEY_INDEX && attr->pkey_index >= PIB_PKEY_TABLE_LEN)
-		return -EINVAL;
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "modify_qp: QP 0x%x: port_num %u (pib has port 1)",
+				  qp->ibqp.qp_num, attr->port_num);
 	if (mask & IB_QP_PATH_MTU &&
-	    (attr->path_mtu < IB_MTU_256 ||
-	     attr->path_mtu > READ_ONCE(dev->port.active_mtu)))
-		return -EINVAL;
-	if (mask & IB_QP_MAX_QP_RD_ATOMIC &&
-	    attr->max_rd_atomic > PIB_MAX_RD_ATOMIC)
-		return -EINVAL;
-	if (mask & IB_QP_MAX_DEST_RD_ATOMIC &&
-	    attr->max_dest_rd_atomic > PIB_MAX_RD_ATOMIC)
-		return -EINVAL;
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > active))
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "modify_qp: QP 0x%x: path_mtu %d above the port's active MTU %d",
+				  qp->ibqp.qp_num,
+				  ib_mtu_enum_to_int(attr->path_mtu),
+				  ib_mtu_enum_to_int(active));
 	if (mask & IB_QP_ALT_PATH)
-		return -EOPNOTSUPP;	/* no automatic path migration */
-	if (mask & IB_QP_DEST_QPN && attr->dest_qp_num > PIB_MAX_QPN)
-		return -EINVAL;
-	/* The responder puts min_rnr_timer into its RNR NAKs as it is. */
-	if ((mask & IB_QP_MIN_RNR_TIMER &&
-	     attr->min_rnr_timer > PIB_MAX_RNR_TIMER) ||
-	    (mask & IB_QP_TIMEOUT && attr->timeout > PIB_MAX_ACK_TIMEOUT) ||
-	    (mask & IB_QP_RETRY_CNT && attr->retry_cnt > PIB_MAX_RETRY) ||
-	    (mask & IB_QP_RNR_RETRY && attr->rnr_retry > PIB_MAX_RETRY))
-		return -EINVAL;
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "modify_qp: QP 0x%x: an alternate path (no automatic path migration)",
+				  qp->ibqp.qp_num);
+	for (l = pib_qp_limits; l < pib_qp_limits + ARRAY_SIZE(pib_qp_limits); l++) {
+		if (!(mask & l->mask))
+			continue;
+		v = pib_qp_limit_val(attr, l);
+		if (v > l->max)
+			return pib_refuse(&dev->ibdev, -EINVAL,
+					  "modify_qp: QP 0x%x: %s %u (at most %u)",
+					  qp->ibqp.qp_num, l->name, v, l->max);
+	}
 	return 0;
 }
 
@@ -491,9 +582,20 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_lock_irqsave(&qp->lock, flags);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (cur != qp->state ||
-	    !ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask))
+	if (cur != qp->state) {
+		pib_refuse(ibqp->device, err,
+			   "modify_qp: QP 0x%x: cur_qp_state %s, but the QP is in %s",
+			   ibqp->qp_num, pib_qp_state_name(cur),
+			   pib_qp_state_name(qp->state));
 		goto out;
+	}
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		pib_refuse(ibqp->device, err,
+			   "modify_qp: QP 0x%x: %s -> %s with attr_mask 0x%x: no such transition, or not the attributes it must have",
+			   ibqp->qp_num, pib_qp_state_name(cur),
+			   pib_qp_state_name(new), mask);
+		goto out;
+	}
 	err = pib_qp_check_attrs(qp, attr, mask);
 	if (!err && mask & IB_QP_AV)
 		err = pib_qp_set_av(qp, &attr->ah_attr);
@@ -694,8 +796,15 @@ out:
 		pib_qp_flush(qp);
 	spin_unlock_irqrestore(&qp->lock, flags);
 	trace_pib_doorbell(qp, posted, err);
-	if (err)
+	if (err) {
 		*bad_wr = wr;
+		pib_refuse(ibqp->device, err,
+			   "post_send: QP 0x%x in %s, SQ %u of %u full: WR 0x%llx, opcode %d, %d SGEs (at most %u), flags 0x%x",
+			   ibqp->qp_num, pib_qp_state_name(qp->state),
+			   pib_ring_avail(ring, ring->cons), ring->num,
+			   wr->wr_id, wr->opcode, wr->num_sge, qp->sq.max_sge,
+			   wr->send_flags);
+	}
 	pib_qp_notify_cqs(qp);
 	/*
 	 * A user's doorbell is a system call that may send at once; kernel
@@ -758,7 +867,8 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	if (qp->srq) {
 		*bad_wr = wr;
-		return -EINVAL;
+		return pib_refuse(ibqp->device, -EINVAL,
+				  "post_recv: QP 0x%x has an SRQ", ibqp->qp_num);
 	}
 	spin_lock_irqsave(&qp->lock, flags);
 	for (; wr; wr = wr->next) {
@@ -769,9 +879,15 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	if (qp->state == IB_QPS_ERR)
 		pib_qp_flush(qp);
-	spin_unlock_irqrestore(&qp->lock, flags);
-	if (err)
+	if (err) {
 		*bad_wr = wr;
+		pib_refuse(ibqp->device, err,
+			   "post_recv: QP 0x%x in %s, RQ %u of %u full: WR 0x%llx with %d SGEs (at most %u)",
+			   ibqp->qp_num, pib_qp_state_name(qp->state),
+			   pib_ring_avail(&qp->rq, qp->rq.cons), qp->rq.num,
+			   wr->wr_id, wr->num_sge, qp->rq_max_sge);
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
 	pib_qp_notify_cqs(qp);
 	return err;
 }

@@ -89,11 +89,71 @@ static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
 	}
 }
 
-/* Trace a packet the HCA drops. */
-static void pib_hca_drop(struct pib_dev *dev, const u8 *buf, u32 len,
-			 enum pib_drop_reason reason)
+/**
+ * struct pib_drop_kind - what a device does with a packet it drops
+ * @name: the reason's name, as the pkt_drop tracepoint prints it
+ * @stat: the `rdma statistic` counter it adds to (enum pib_stat), or
+ *	PIB_NUM_STATS for one no device drops for (the switch's)
+ */
+struct pib_drop_kind {
+	const char *name;
+	u8 stat;
+};
+
+#define PIB_DROP_KIND(reason, counter) \
+	[PIB_DROP_##reason] = { #reason, PIB_STAT_##counter }
+
+static const struct pib_drop_kind pib_drop_kinds[] = {
+	PIB_DROP_KIND(PORT_DOWN, RCV_PORT_DOWN),
+	PIB_DROP_KIND(MALFORMED, RCV_MALFORMED),
+	PIB_DROP_KIND(DLID, RCV_BAD_DLID),
+	PIB_DROP_KIND(DGID, RCV_BAD_DGID),
+	PIB_DROP_KIND(NO_QP, RCV_NO_QP),
+	PIB_DROP_KIND(TRANSPORT, RCV_BAD_TRANSPORT),
+	PIB_DROP_KIND(PKEY, RCV_BAD_PKEY),
+	PIB_DROP_KIND(MAD, RCV_BAD_MAD),
+	PIB_DROP_KIND(SLID, RCV_BAD_SLID),
+	PIB_DROP_KIND(NOT_ACTIVE, XMIT_NOT_ACTIVE),
+	[PIB_DROP_UNROUTED] = { "UNROUTED", PIB_NUM_STATS },
+	PIB_DROP_KIND(INJECTED, INJECTED_DROPS),
+	PIB_DROP_KIND(MCAST_GID, RCV_MCAST_BAD_GID),
+	PIB_DROP_KIND(QKEY, RCV_BAD_QKEY),
+	PIB_DROP_KIND(NO_WQE, UD_DROPS),
+	PIB_DROP_KIND(QP_STATE, RCV_QP_NOT_READY),
+};
+
+/**
+ * pib_drop() - a device drops a packet
+ * @dev: the device
+ * @buf: the packet, which may be malformed; nothing beyond @len is read
+ * @len: its length
+ * @reason: why
+ * @err: enum pib_pkt_err, for PIB_DROP_MALFORMED
+ *
+ * Every packet a device drops, received or about to be sent, goes
+ * through here: the pkt_drop tracepoint, the reason's counter in `rdma
+ * statistic`, and a line in the kernel log when dynamic debug asks for
+ * one (`echo 'module pib +p' > /sys/kernel/debug/dynamic_debug/control`),
+ * at most 10 each 5 s.
+ */
+void pib_drop(struct pib_dev *dev, const u8 *buf, u32 len,
+	      enum pib_drop_reason reason, int err)
 {
-	trace_pib_pkt_drop(dev->ibdev.name, buf, len, reason, 0);
+	const struct pib_drop_kind *k = &pib_drop_kinds[reason];
+	struct pib_pkt_brief h;
+
+	BUILD_BUG_ON(ARRAY_SIZE(pib_drop_kinds) != PIB_NUM_DROPS);
+	trace_pib_pkt_drop(dev->ibdev.name, buf, len, reason, err);
+	if (k->stat < PIB_NUM_STATS)
+		atomic64_inc(&dev->stats[k->stat]);
+	pib_pkt_brief(buf, len, &h);
+	ibdev_dbg_ratelimited(&dev->ibdev,
+			      "packet dropped (%s%s%s): slid 0x%x dlid 0x%x lnh %u opcode 0x%02x qpn 0x%x psn %u len %u\n",
+			      k->name, err ? " " : "",
+			      err ? pib_name_of(pib_pkt_err_names,
+						PIB_PKT_NUM_ERRS, err) : "",
+			      h.slid, h.dlid, h.lnh, h.opcode, h.dqpn, h.psn,
+			      len);
 }
 
 /* Hand a unicast packet to its QP (under RCU). */
@@ -104,20 +164,18 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 	u16 pkey_index = 0;
 
 	if (!pib_qp_takes_opcode(qp, op)) {
-		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
-		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_TRANSPORT);
+		pib_drop(dev, buf, pkt->len, PIB_DROP_TRANSPORT, 0);
 		return;
 	}
 	if (!pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index)) {
-		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_PKEY);
-		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_PKEY);
+		pib_drop(dev, buf, pkt->len, PIB_DROP_PKEY, 0);
 		return;
 	}
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
 		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid)) {
-			pib_hca_drop(dev, buf, pkt->len, PIB_DROP_SLID);
+			pib_drop(dev, buf, pkt->len, PIB_DROP_SLID, 0);
 			return;
 		}
 		if (pib_opcodes[op].flags & PIB_OPF_RESP)
@@ -146,8 +204,7 @@ static bool pib_special_qp_takes(struct pib_dev *dev,
 	    (qpn == 0 && pkt->lrh.vl != PIB_VL15) ||
 	    (qpn == 1 &&
 	     pib_deth_qkey(pib_pkt_ext(buf, pkt, PIB_EXT_DETH)) != IB_QP1_QKEY)) {
-		pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_BAD_MAD);
-		pib_hca_drop(dev, buf, pkt->len, PIB_DROP_MAD);
+		pib_drop(dev, buf, pkt->len, PIB_DROP_MAD, 0);
 		return false;
 	}
 	return true;
@@ -174,21 +231,20 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 
 	trace_pib_pkt_rx(&dev->ibdev, buf, len);
 	if (READ_ONCE(dev->port.state) == IB_PORT_DOWN) {
-		pib_hca_drop(dev, buf, len, PIB_DROP_PORT_DOWN);
+		pib_drop(dev, buf, len, PIB_DROP_PORT_DOWN, 0);
 		return;
 	}
 	err = pib_pkt_locate(buf, len, &pkt);
 	if (err) {
 		atomic64_inc(&c->rcv_errors);
-		trace_pib_pkt_drop(dev->ibdev.name, buf, len, PIB_DROP_MALFORMED,
-				   err);
+		pib_drop(dev, buf, len, PIB_DROP_MALFORMED, err);
 		return;
 	}
 	if (pkt.lrh.lnh == PIB_LNH_RAW ||
 	    !pib_port_owns_dlid(&dev->port, pkt.lrh.dlid, &bits) ||
 	    (pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.lrh.vl != PIB_VL15)) {
 		atomic64_inc(&c->rcv_errors);
-		pib_hca_drop(dev, buf, len, PIB_DROP_DLID);
+		pib_drop(dev, buf, len, PIB_DROP_DLID, 0);
 		return;
 	}
 	atomic64_inc(&c->rcv_packets);
@@ -202,18 +258,16 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 			pib_mcast_deliver(dev, &pkt, buf);
 	} else if (!pib_port_owns_dgid(dev, &pkt)) {
 		atomic64_inc(&c->rcv_errors);
-		pib_hca_drop(dev, buf, len, PIB_DROP_DGID);
+		pib_drop(dev, buf, len, PIB_DROP_DGID, 0);
 	} else if (qpn >= PIB_NUM_SPECIAL_QPS ||
 		   pib_special_qp_takes(dev, &pkt, buf)) {
 		qp = qpn < PIB_NUM_SPECIAL_QPS ?
 		     rcu_dereference(dev->special_qp[qpn]) :
 		     xa_load(&dev->qps, qpn);
-		if (qp) {
+		if (qp)
 			pib_qp_receive(dev, qp, &pkt, buf, bits);
-		} else {
-			pib_stat_inc(&dev->ibdev, PIB_STAT_RCV_NO_QP);
-			pib_hca_drop(dev, buf, len, PIB_DROP_NO_QP);
-		}
+		else
+			pib_drop(dev, buf, len, PIB_DROP_NO_QP, 0);
 	}
 	rcu_read_unlock();
 }
@@ -249,8 +303,8 @@ bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
 		if (state == IB_PORT_DOWN ||
 		    (state != IB_PORT_ACTIVE && pib_lrh_vl(skb->data) != PIB_VL15)) {
 			atomic64_inc(&c->xmit_discards);
-			trace_pib_pkt_drop(dev->ibdev.name, skb->data, skb->len,
-					   PIB_DROP_NOT_ACTIVE, 0);
+			pib_drop(dev, skb->data, skb->len,
+				 PIB_DROP_NOT_ACTIVE, 0);
 			kfree_skb(skb);
 			continue;
 		}

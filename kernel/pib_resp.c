@@ -468,12 +468,12 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 
 	__skb_queue_head_init(&q);
 	spin_lock_irqsave(&qp->lock, flags);
-	if (pib_resp_ready(qp)) {
-		if (qp->ibqp.qp_type == IB_QPT_RC)
-			pib_resp_rc(qp, pkt, buf, &q);
-		else
-			pib_resp_uc(qp, pkt, buf);
-	}
+	if (!pib_resp_ready(qp))
+		pib_drop(dev, buf, pkt->len, PIB_DROP_QP_STATE, 0);
+	else if (qp->ibqp.qp_type == IB_QPT_RC)
+		pib_resp_rc(qp, pkt, buf, &q);
+	else
+		pib_resp_uc(qp, pkt, buf);
 	reads = qp->resp.reads_due;
 	qp->resp.reads_due = false;
 	/* (under the lock: the QP's work may be answering for it too) */
@@ -605,8 +605,8 @@ static int pib_resp_ud_scatter(struct pib_qp *qp, const struct pib_pkt *pkt,
  * @dlid_path_bits: the DLID's bits below the port's LMC
  * @pkey_index: the index of the packet's P_Key in the port's table
  *
- * Datagrams for a QP that is not ready or has no receive WQE posted are
- * dropped, as UD allows.
+ * Datagrams for a QP that is not ready, with another Q_Key, or with no
+ * receive WQE posted are dropped, as UD allows (pib_drop()).
  */
 void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		 u8 dlid_path_bits, u16 pkey_index)
@@ -622,18 +622,25 @@ void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 		.dlid_path_bits = dlid_path_bits,
 		.pkey_index = pkey_index,
 	};
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	enum pib_drop_reason drop;
 	unsigned long flags;
 	int err;
 
 	spin_lock_irqsave(&qp->lock, flags);
-	if (!pib_resp_ready(qp))
-		goto out;
-	if (!pib_resp_get_wqe(qp)) {
-		pib_stat_inc(qp->ibqp.device, PIB_STAT_UD_DROPS);
-		goto out;
+	if (!pib_resp_ready(qp)) {
+		drop = PIB_DROP_QP_STATE;
+		goto drop;
 	}
-	if (qp->ibqp.qp_type == IB_QPT_UD && pib_deth_qkey(deth) != qp->qkey)
-		goto out;	/* Q_Key violation: dropped */
+	/* (checked before a WQE is taken: the WQE stays for the next one) */
+	if (qp->ibqp.qp_type == IB_QPT_UD && pib_deth_qkey(deth) != qp->qkey) {
+		drop = PIB_DROP_QKEY;
+		goto drop;
+	}
+	if (!pib_resp_get_wqe(qp)) {
+		drop = PIB_DROP_NO_WQE;
+		goto drop;
+	}
 	err = pib_resp_ud_scatter(qp, pkt, buf);
 	cqe.wr_id = qp->resp.wqe->wr_id;
 	cqe.status = !err ? IB_WC_SUCCESS : err == -EMSGSIZE ?
@@ -647,7 +654,10 @@ void pib_resp_ud(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf,
 	}
 	qp->resp.have_wqe = false;
 	pib_rq_cqe(qp, &cqe, pkt->bth.se);
-out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	pib_qp_notify_cqs(qp);
+	return;
+drop:
+	pib_drop(dev, buf, pkt->len, drop, 0);
+	spin_unlock_irqrestore(&qp->lock, flags);
 }

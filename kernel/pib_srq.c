@@ -100,13 +100,20 @@ int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (err)
 		return err;
 	if (init->srq_type != IB_SRQT_BASIC)
-		return -EOPNOTSUPP;
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "create_srq: srq_type %d (pib has basic SRQs)",
+				  init->srq_type);
 	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR ||
 	    attr->max_sge > PIB_MAX_SGE || attr->srq_limit > attr->max_wr)
-		return -EINVAL;
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_srq: max_wr %u (1 to %u), max_sge %u (at most %u), srq_limit %u (at most max_wr)",
+				  attr->max_wr, PIB_MAX_QP_WR, attr->max_sge,
+				  PIB_MAX_SGE, attr->srq_limit);
 	if (udata && udata->outlen < sizeof(resp))
-		return -EINVAL;
-	err = pib_res_get(&dev->srq_count, PIB_MAX_SRQ);
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_srq: reply of %zu bytes (provider too old?)",
+				  udata->outlen);
+	err = pib_res_get(&dev->ibdev, &dev->srq_count, PIB_MAX_SRQ, "SRQs");
 	if (err)
 		return err;
 	spin_lock_init(&srq->lock);
@@ -149,11 +156,14 @@ int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	unsigned long flags;
 
 	if (mask & IB_SRQ_MAX_WR)
-		return -EOPNOTSUPP;	/* no SRQ resize */
+		return pib_refuse(ibsrq->device, -EOPNOTSUPP,
+				  "modify_srq: IB_SRQ_MAX_WR (pib does not resize SRQs)");
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
 	if (attr->srq_limit > srq->ring.num)
-		return -EINVAL;
+		return pib_refuse(ibsrq->device, -EINVAL,
+				  "modify_srq: srq_limit %u above max_wr %u",
+				  attr->srq_limit, srq->ring.num);
 	spin_lock_irqsave(&srq->lock, flags);
 	srq->limit = attr->srq_limit;
 	spin_unlock_irqrestore(&srq->lock, flags);
@@ -219,7 +229,11 @@ int pib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			break;
 	}
 	spin_unlock_irqrestore(&srq->lock, flags);
-	if (err)
+	if (err) {
 		*bad_wr = wr;
+		pib_refuse(ibsrq->device, err,
+			   "post_srq_recv: WR 0x%llx with %d SGEs (at most %u), or the SRQ of %u full",
+			   wr->wr_id, wr->num_sge, srq->max_sge, srq->ring.num);
+	}
 	return err;
 }

@@ -98,7 +98,11 @@
 	pib_tr_drop(SLID)			\
 	pib_tr_drop(NOT_ACTIVE)		\
 	pib_tr_drop(UNROUTED)		\
-	pib_tr_drop_end(INJECTED)
+	pib_tr_drop(INJECTED)		\
+	pib_tr_drop(MCAST_GID)		\
+	pib_tr_drop(QKEY)			\
+	pib_tr_drop(NO_WQE)		\
+	pib_tr_drop_end(QP_STATE)
 
 #define PIB_TR_RETRIES			\
 	pib_tr_retry(TIMEOUT)		\
@@ -526,10 +530,10 @@ TRACE_EVENT(pib_wqe_fetch,
 
 #define PIB_TR_PKT_ASSIGN(buf, len)					\
 	do {								\
-		struct pib_trace_pkt h;					\
+		struct pib_pkt_brief h;					\
 									\
 		__entry->pkt_len = (len);				\
-		pib_trace_pkt_hdrs((buf), __entry->pkt_len, &h);	\
+		pib_pkt_brief((buf), __entry->pkt_len, &h);		\
 		__entry->dqpn = h.dqpn;					\
 		__entry->psn = h.psn;					\
 		__entry->slid = h.slid;					\

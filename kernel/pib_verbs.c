@@ -21,7 +21,9 @@ static int pib_query_device(struct ib_device *ibdev,
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
 	if (udata && (udata->inlen || udata->outlen))
-		return -EINVAL;
+		return pib_refuse(ibdev, -EINVAL,
+				  "query_device: %zu bytes in, %zu out: pib has no extension",
+				  udata->inlen, udata->outlen);
 	memset(attr, 0, sizeof(*attr));
 	attr->sys_image_guid = dev->guid;
 	attr->vendor_id = PIB_VENDOR_ID;
@@ -97,7 +99,9 @@ static int pib_modify_port(struct ib_device *ibdev, u32 port_num, int mask,
 
 	/* Q_Key violations are not counted yet, so a reset has nothing to do. */
 	if (mask & ~IB_PORT_RESET_QKEY_CNTR)
-		return -EOPNOTSUPP;
+		return pib_refuse(ibdev, -EOPNOTSUPP,
+				  "modify_port: mask 0x%x (pib has IB_PORT_RESET_QKEY_CNTR)",
+				  mask);
 	spin_lock_irqsave(&port->lock, flags);
 	port->cap_flags |= props->set_port_cap_mask;
 	port->cap_flags &= ~props->clr_port_cap_mask;
@@ -127,7 +131,8 @@ static int pib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 	struct pib_dev *dev = to_pib_dev(ibdev);
 
 	if (index < 0 || index >= PIB_GID_TABLE_LEN)
-		return -EINVAL;
+		return pib_refuse(ibdev, -EINVAL, "query_gid: index %d (below %d)",
+				  index, PIB_GID_TABLE_LEN);
 	gid->global.subnet_prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
 	gid->global.interface_id = dev->guid;
 	return 0;
@@ -140,7 +145,8 @@ static int pib_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
 	unsigned long flags;
 
 	if (index >= PIB_PKEY_TABLE_LEN)
-		return -EINVAL;
+		return pib_refuse(ibdev, -EINVAL, "query_pkey: index %u (below %d)",
+				  index, PIB_PKEY_TABLE_LEN);
 	spin_lock_irqsave(&port->lock, flags);
 	*pkey = port->pkeys[index];
 	spin_unlock_irqrestore(&port->lock, flags);
@@ -178,7 +184,7 @@ static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
 
 	return pib_inject_verb_fail(dev, PIB_INJ_ALLOC_PD) ?:
-	       pib_res_get(&dev->pd_count, PIB_MAX_PD);
+	       pib_res_get(&dev->ibdev, &dev->pd_count, PIB_MAX_PD, "PDs");
 }
 
 static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
@@ -224,12 +230,18 @@ static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		return err;
 	if (attr->type != RDMA_AH_ATTR_TYPE_IB ||
 	    rdma_ah_get_port_num(attr) != PIB_PORT_NUM)
-		return -EINVAL;
+		return pib_refuse(ibah->device, -EINVAL,
+				  "create_ah: type %d, port %u (pib has IB, port 1)",
+				  attr->type, rdma_ah_get_port_num(attr));
 	if ((rdma_ah_get_ah_flags(attr) & IB_AH_GRH) &&
 	    rdma_ah_read_grh(attr)->sgid_index >= PIB_GID_TABLE_LEN)
-		return -EINVAL;
+		return pib_refuse(ibah->device, -EINVAL,
+				  "create_ah: sgid_index %u (below %d)",
+				  rdma_ah_read_grh(attr)->sgid_index,
+				  PIB_GID_TABLE_LEN);
 	ah->attr = *attr;
-	return pib_res_get(&to_pib_dev(ibah->device)->ah_count, PIB_MAX_AH);
+	return pib_res_get(ibah->device, &to_pib_dev(ibah->device)->ah_count,
+			   PIB_MAX_AH, "AHs");
 }
 
 /* The MAD layer matches a response to its request by the request's AH. */
@@ -259,6 +271,16 @@ static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_RESP_PSN_UNSENT].name = "resp_psn_unsent",
 	[PIB_STAT_RCV_BAD_MAD].name = "rcv_bad_mad",
 	[PIB_STAT_RCV_MCAST_BAD_GID].name = "rcv_mcast_bad_gid",
+	[PIB_STAT_RCV_PORT_DOWN].name = "rcv_port_down",
+	[PIB_STAT_RCV_MALFORMED].name = "rcv_malformed",
+	[PIB_STAT_RCV_BAD_DLID].name = "rcv_bad_dlid",
+	[PIB_STAT_RCV_BAD_DGID].name = "rcv_bad_dgid",
+	[PIB_STAT_RCV_BAD_TRANSPORT].name = "rcv_bad_transport",
+	[PIB_STAT_RCV_BAD_SLID].name = "rcv_bad_slid",
+	[PIB_STAT_RCV_BAD_QKEY].name = "rcv_bad_qkey",
+	[PIB_STAT_RCV_QP_NOT_READY].name = "rcv_qp_not_ready",
+	[PIB_STAT_XMIT_NOT_ACTIVE].name = "xmit_not_active",
+	[PIB_STAT_INJECTED_DROPS].name = "injected_drops",
 };
 
 static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,

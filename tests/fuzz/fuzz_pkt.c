@@ -59,6 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pib_pkt parsed, located;
 	enum pib_pkt_err pe, le;
+	struct pib_pkt_brief brief;
 	struct pib_hello h;
 	__u8 *buf;
 
@@ -80,7 +81,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(pe != PIB_PKT_BAD_VCRC || le != PIB_PKT_BAD_LEN);
 	FUZZ_CHECK(pe != PIB_PKT_BAD_ICRC || le == PIB_PKT_OK ||
 		   le > PIB_PKT_BAD_ICRC);
+	/* What a dropped packet's trace and log line show: any bytes. */
+	pib_pkt_brief(buf, size, &brief);
 	if (le == PIB_PKT_OK) {
+		/* ... and of a good one, what the parser found. */
+		FUZZ_CHECK(brief.slid == located.lrh.slid &&
+			   brief.dlid == located.lrh.dlid &&
+			   brief.lnh == located.lrh.lnh);
+		FUZZ_CHECK(located.lrh.lnh == PIB_LNH_RAW ||
+			   (brief.opcode == located.bth.opcode &&
+			    brief.dqpn == located.bth.dest_qp &&
+			    brief.psn == located.bth.psn));
 		check_layout(buf, size, &located);
 		check_reseal(buf, size, &located);
 		if (located.lrh.lnh == PIB_LNH_RAW &&

@@ -304,6 +304,7 @@ if [ "$PIB_HOST" = 1 ]; then
 	check "counted: new peers over the rate" test "$(counter peers_rate_limited)" -ge 1
 	check "peer table bounded" test "$(grep -c '^peer ' $dbg)" -le 64
 	check "counted: bad MADs before QP0/QP1" test "$(stat rcv_bad_mad)" -ge 1
+	check "counted: MADs for a GID host1 does not have" test "$(stat rcv_bad_dgid)" -ge 1
 	check "counted: VL15 packets that are not SMPs" test "$(counter drop_bad_vl15)" -ge 1
 	"$integ" --server -d pibeth0 --timeout 18 --deadline "$(tf 200)" >"$R/integrity.after" 2>&1 &
 	ipid=$!

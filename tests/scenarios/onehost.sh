@@ -115,6 +115,11 @@ rc_losses() {
 		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
 }
 
+# stat_of DEV NAME: DEV's counter NAME in `rdma statistic`.
+stat_of() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | awk -v k="$2" '$0 == k { getline v; print v }'
+}
+
 # server_up DEV PORT NAME PROGRAM...: PROGRAM serves on DEV (output in
 # $PIB_RESULTS/NAME) and has made its QP; sets $srv and $qpn.
 server_up() {
@@ -133,12 +138,15 @@ res_of() {
 		'{ for (i = 1; i < NF; i++) { if ($i == k) n = $(i + 1); if ($i == "pid" && $(i + 1) == pid) print n } }'
 }
 
-# injected A B: errors injected into B (tracefs shows its async events).
+# injected A B: errors injected into B (tracefs shows its async events,
+# dynamic debug the dropped packets).
 injected() {
 	local a=$1 b=$2 T l0 l1 n tr cqn srqn fatal_qpn
 	T=$(tracefs)
 	echo >"$T/trace"
 	echo 1 >"$T/events/pib/pib_async_event/enable"
+	check "dynamic debug: pib's lines on" \
+		sh -c "echo 'module pib +p' >/sys/kernel/debug/dynamic_debug/control"
 	check "inject: $b's next create_qp fails with ENOMEM" inject "$b" "verb create_qp 12"
 	expect_match "inject: ibv_rc_pingpong on $b cannot create its QP" \
 		"$(timeout 60 ibv_rc_pingpong -d "$b" -p 18601 2>&1)" "Couldn't create QP"
@@ -152,7 +160,11 @@ injected() {
 		expect_eq "inject: $f: the server's exit status" "$?" 0
 		l1=$(rc_losses "$a" "$b")
 		[ "$f" = drop ] && check "inject: the lost packets were sent again" test "$l1" -gt "$l0"
+		[ "$f" = drop ] && expect_eq "inject: rdma statistic: $b's injected_drops" \
+			"$(stat_of "$b" injected_drops)" 3
 	done
+	expect_eq "inject: dynamic debug: each dropped packet in the kernel log" \
+		"$(dmesg | grep -cE "$b: packet dropped \(INJECTED\): slid 0x[0-9a-f]+ dlid 0x[0-9a-f]+ lnh 2 opcode 0x[0-9a-f]+ qpn 0x[0-9a-f]+ psn [0-9]+ len [0-9]+$")" 3
 	server_up "$b" 18602 inject-fatal.server ibv_rc_pingpong
 	fatal_qpn=$((qpn))
 	check "inject: $b's QP $qpn fatal" inject "$b" "qp $qpn fatal"
@@ -184,6 +196,28 @@ injected() {
 	check_fails "inject: a command too long" "Invalid argument" inject "$b" "$(printf 'x%.0s' {1..80})"
 	n=$(dmesg | grep -c "pib: $b: injected: ")
 	expect_eq "inject: each injection logged once" "$n" 6
+	refused "$a" "$b"
+	echo 'module pib -p' >/sys/kernel/debug/dynamic_debug/control
+}
+
+# refused A B: verbs that B refuses say why in the kernel log (dynamic
+# debug on).
+refused() {
+	local a=$1 b=$2
+	expect_match "refused: ibv_rc_pingpong -r 100000 cannot create its CQ" \
+		"$(timeout 60 ibv_rc_pingpong -d "$b" -p 18605 -r 100000 2>&1)" "Couldn't create CQ"
+	expect_match "refused: create_cq: the kernel log says why" "$(dmesg)" \
+		"$b: ibv_rc_pingpong\[[0-9]+\]: create_cq: cqe 100001 \(1 to 65536\), comp_vector 0 \(below 1\): -EINVAL"
+	# The port's active MTU on eth0 (1500 bytes) is 1024. The server
+	# moves its QP to RTR first, when the client's address comes.
+	server_up "$b" 18606 refused-mtu.server ibv_rc_pingpong -m 2048
+	timeout 60 ibv_rc_pingpong -d "$a" -p 18606 -m 2048 127.0.0.1 \
+		>"$PIB_RESULTS/refused-mtu.client" 2>&1
+	wait "$srv"
+	expect_match "refused: a path MTU above the port's: the server cannot move to RTR" \
+		"$(cat "$PIB_RESULTS/refused-mtu.server")" "Failed to modify QP to RTR"
+	expect_match "refused: modify_qp: the kernel log says why" "$(dmesg)" \
+		"$b: ibv_rc_pingpong\[[0-9]+\]: modify_qp: QP $(printf 0x%x $((qpn))): path_mtu 2048 above the port's active MTU 1024: -EINVAL"
 }
 
 # one_host_fabric NETDEV: two devices on NETDEV under opensm.

@@ -8,6 +8,7 @@
 #include "kshim.h"
 
 bool kshim_verbose;
+struct task_struct kshim_task = { "fuzz", 1 };
 int kshim_locks_held;
 int kshim_atomic;
 unsigned long jiffies;

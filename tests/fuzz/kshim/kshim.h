@@ -87,6 +87,7 @@ typedef unsigned int gfp_t;
 #define HZ			250
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define BUILD_BUG_ON(cond)	_Static_assert(!(cond), #cond)
 #define BIT(n)			(1UL << (n))
 #define BITS_PER_LONG		64
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
@@ -155,6 +156,19 @@ extern bool kshim_verbose;
 #define pr_info(fmt, ...)		pr_kshim(fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...)		pr_kshim(fmt, ##__VA_ARGS__)
 #define pr_warn_ratelimited(fmt, ...)	pr_kshim(fmt, ##__VA_ARGS__)
+#define ibdev_dbg(ibdev, fmt, ...) \
+	do { (void)(ibdev); pr_kshim(fmt, ##__VA_ARGS__); } while (0)
+#define ibdev_dbg_ratelimited(ibdev, fmt, ...) \
+	ibdev_dbg(ibdev, fmt, ##__VA_ARGS__)
+
+/* The task a verb runs in, for pib_refuse()'s line. */
+struct task_struct {
+	char comm[16];
+	int pid;
+};
+extern struct task_struct kshim_task;
+#define current			(&kshim_task)
+static inline int task_pid_nr(const struct task_struct *t) { return t->pid; }
 
 /* Atomics and bit operations (one CPU) */
 typedef struct { int counter; } atomic_t;
