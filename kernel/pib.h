@@ -384,6 +384,39 @@ struct pib_switch {
 };
 
 /**
+ * struct pib_owner - who created an object, for its debugfs line
+ * @pid: the process (thread group) that created it; 0 for the kernel
+ * @comm: that process's name, or the kernel consumer's module
+ *
+ * Copied at creation: the core's restrack entry lets go of the task before
+ * some objects (contexts, MRs) leave pib's lists.
+ */
+struct pib_owner {
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/* Objects that debugfs lists from pib_dev.objs (QPs and MRs have tables). */
+enum pib_obj {
+	PIB_OBJ_CTX,
+	PIB_OBJ_PD,
+	PIB_OBJ_AH,
+	PIB_OBJ_CQ,
+	PIB_OBJ_SRQ,
+	PIB_NUM_OBJS
+};
+
+/**
+ * struct pib_obj_entry - an object on its device's debugfs list
+ * @node: on pib_dev.objs[type], under pib_dev.objs_lock
+ * @owner: who created it
+ */
+struct pib_obj_entry {
+	struct list_head node;
+	struct pib_owner owner;
+};
+
+/**
  * struct pib_dev - one pib HCA
  * @ibdev: the RDMA core's device; must come first (ib_alloc_device)
  * @list: entry on the driver's device list (pib_devs)
@@ -419,6 +452,8 @@ struct pib_switch {
  * @ncaptures: how many
  * @capture_closed: the device is going: no new capture
  * @inject_verb: by enum pib_inject_verb, the errno its next call fails with
+ * @objs_lock: protects @objs
+ * @objs: by enum pib_obj, the objects debugfs lists (struct pib_obj_entry)
  */
 struct pib_dev {
 	struct ib_device ibdev;
@@ -454,6 +489,8 @@ struct pib_dev {
 	unsigned int ncaptures;
 	bool capture_closed;
 	atomic_t inject_verb[PIB_INJ_NUM_VERBS];
+	spinlock_t objs_lock;	/* @objs */
+	struct list_head objs[PIB_NUM_OBJS];
 };
 
 static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
@@ -464,27 +501,33 @@ static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
 /**
  * struct pib_pd - a protection domain
  * @ibpd: the RDMA core's PD; must come first
+ * @obj: its debugfs entry
  */
 struct pib_pd {
 	struct ib_pd ibpd;
+	struct pib_obj_entry obj;
 };
 
 /**
  * struct pib_ucontext - a user verbs context
  * @ibuc: the RDMA core's context; must come first
+ * @obj: its debugfs entry
  */
 struct pib_ucontext {
 	struct ib_ucontext ibuc;
+	struct pib_obj_entry obj;
 };
 
 /**
  * struct pib_ah - an address handle
  * @ibah: the RDMA core's AH; must come first
  * @attr: the destination it was created for
+ * @obj: its debugfs entry
  */
 struct pib_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
+	struct pib_obj_entry obj;
 };
 
 /* Kinds of memory region: how an address turns into memory. */
@@ -513,6 +556,7 @@ enum pib_mr_type {
  * @fast: PIB_MR_FAST: kernel addresses of its pages (ibmr.page_size each)
  * @max_fast: PIB_MR_FAST: entries @fast has room for
  * @nfast: PIB_MR_FAST: entries map_mr_sg filled
+ * @owner: who registered it (debugfs)
  */
 struct pib_mr {
 	struct ib_mr ibmr;
@@ -530,6 +574,7 @@ struct pib_mr {
 	u64 *fast;
 	u32 max_fast;
 	u32 nfast;
+	struct pib_owner owner;
 };
 
 static inline struct pib_mr *to_pib_mr(struct ib_mr *ibmr)
@@ -591,6 +636,7 @@ enum pib_cq_notify {
  * @overflowed: a completion was lost; the CQ is in error
  * @fire_pending: the completion handler is to be called
  * @overflow_pending: IB_EVENT_CQ_ERR is to be raised
+ * @obj: its debugfs entry
  */
 struct pib_cq {
 	struct ib_cq ibcq;
@@ -601,6 +647,7 @@ struct pib_cq {
 	bool overflowed;
 	bool fire_pending;
 	bool overflow_pending;
+	struct pib_obj_entry obj;
 };
 
 /**
@@ -610,6 +657,7 @@ struct pib_cq {
  * @ring: the ring of struct pib_recv_wqe
  * @max_sge: SGEs a WQE may have
  * @limit: the SRQ limit; 0 when disarmed
+ * @obj: its debugfs entry
  */
 struct pib_srq {
 	struct ib_srq ibsrq;
@@ -617,6 +665,7 @@ struct pib_srq {
 	struct pib_ring ring;
 	u32 max_sge;
 	u32 limit;
+	struct pib_obj_entry obj;
 };
 
 /* Kernel-only send opcodes: never accepted from a user's SQ. */
@@ -853,6 +902,7 @@ struct pib_resp {
  * @work: sends packets: requests, READ responses, retransmissions
  * @injecting: it was given packet faults to inject (pib_inject.c)
  * @inject: packets to fault, by enum pib_inject_pkt
+ * @owner: who created it (debugfs)
  * @run_flags: PIB_QP_RUNNING while a task sends for the QP (pib_qp_run()),
  *	PIB_QP_AGAIN when it must go round once more
  */
@@ -885,6 +935,7 @@ struct pib_qp {
 	unsigned long run_flags;
 	bool injecting;
 	atomic_t inject[PIB_INJ_NUM_PKT];
+	struct pib_owner owner;
 };
 
 /* pib_qp.run_flags */
@@ -1194,6 +1245,8 @@ int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
 void pib_qp_kick(struct pib_qp *qp);
 void pib_qp_error(struct pib_qp *qp);
 const char *pib_req_state_name(enum pib_req_state state);
+const char *pib_qp_state_name(enum ib_qp_state state);
+const char *pib_qp_type_name(enum ib_qp_type type);
 const char *pib_comp_state_name(enum pib_comp_state state);
 const char *pib_resp_state_name(enum pib_resp_state state);
 const char *pib_resp_msg_state_name(enum pib_resp_msg_state state);
@@ -1271,6 +1324,20 @@ void pib_port_link_update(struct pib_dev *dev, bool notify);
 int pib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int pib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int pib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+struct seq_file;
+void pib_res_qp_show(struct seq_file *m, struct pib_qp *qp);
+void pib_res_cq_show(struct seq_file *m, struct pib_cq *cq);
+void pib_res_mr_show(struct seq_file *m, struct pib_mr *mr);
+
+/* pib_debugfs.c: the objects' and the switch's tables in debugfs */
+void pib_owner_set(struct pib_owner *o, bool user, const char *kern_name);
+void pib_obj_add(struct pib_dev *dev, enum pib_obj type,
+		 struct pib_obj_entry *e, bool user, const char *kern_name);
+void pib_obj_del(struct pib_dev *dev, struct pib_obj_entry *e);
+void pib_debugfs_dev_add(struct pib_dev *dev);
+void pib_mcast_show(struct seq_file *m, struct pib_dev *dev);
+void pib_switch_show_lft(struct seq_file *m, struct pib_switch *sw);
+void pib_switch_show_mft(struct seq_file *m, struct pib_switch *sw);
 
 /* pib_verbs.c: verbs entry points */
 extern const struct ib_device_ops pib_dev_ops;

@@ -97,6 +97,7 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto out;
 	}
 	ibcq->cqe = cq->ring.num - 1;
+	pib_obj_add(dev, PIB_OBJ_CQ, &cq->obj, !!udata, ibcq->res.kern_name);
 	trace_pib_cq_create(cq);
 	return 0;
 out:
@@ -116,6 +117,7 @@ int pib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct pib_cq *cq = to_pib_cq(ibcq);
 
 	trace_pib_cq_destroy(cq);
+	pib_obj_del(to_pib_dev(ibcq->device), &cq->obj);
 	pib_ring_free(&cq->ring);
 	kvfree(cq->qps);
 	atomic_dec(&to_pib_dev(ibcq->device)->cq_count);

@@ -275,6 +275,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 {
 	struct pib_dev *dev = ib_alloc_device(pib_dev, ibdev);
 	struct ib_device *ibdev;
+	unsigned int i;
 
 	if (!dev)
 		return NULL;
@@ -291,6 +292,9 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	spin_lock_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast);
 	spin_lock_init(&dev->atomic_lock);
+	spin_lock_init(&dev->objs_lock);
+	for (i = 0; i < PIB_NUM_OBJS; i++)
+		INIT_LIST_HEAD(&dev->objs[i]);
 	skb_queue_head_init(&dev->txq);
 	skb_queue_head_init(&dev->ackq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
@@ -328,8 +332,10 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
 	if (live) {
 		dev->registered = true;
 		pib_capture_dev_add(dev, pib_debugfs_root());
-		if (dev->debugfs)
+		if (dev->debugfs) {
 			pib_inject_dev_add(dev);
+			pib_debugfs_dev_add(dev);
+		}
 		pib_switch_attach(dev->sw, dev);
 		*gone = dev->ndev->reg_state != NETREG_REGISTERED;
 		pib_port_refresh(dev, true);

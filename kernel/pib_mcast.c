@@ -4,6 +4,7 @@
  * multicast datagram to every QP attached to its MLID. The switch's MFT,
  * which the SM programs, decides which hosts and ports a group reaches.
  */
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 
 #include "pib.h"
@@ -185,4 +186,20 @@ void pib_mcast_deliver(struct pib_dev *dev, const struct pib_pkt *pkt,
 	}
 	if (!group)
 		pib_drop(dev, buf, pkt->len, PIB_DROP_MCAST_GID, 0);
+}
+
+/**
+ * pib_mcast_show() - the device's multicast attachments, one line each
+ * @m: debugfs's file (pib_debugfs.c)
+ * @dev: the device
+ */
+void pib_mcast_show(struct seq_file *m, struct pib_dev *dev)
+{
+	struct pib_mcast_attach *a;
+
+	spin_lock_bh(&dev->mcast_lock);
+	list_for_each_entry(a, &dev->mcast, dev_node)
+		seq_printf(m, "mgid %pI6 mlid 0x%x qpn 0x%x\n", a->gid.raw,
+			   a->mlid, a->qp->ibqp.qp_num);
+	spin_unlock_bh(&dev->mcast_lock);
 }

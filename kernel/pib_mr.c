@@ -47,8 +47,8 @@ static int pib_mr_reserve_index(struct pib_dev *dev, u32 *index)
 	return err == -EBUSY ? -ENOMEM : err;
 }
 
-static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
-				   int access)
+static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
+				   enum pib_mr_type type, int access)
 {
 	struct pib_mr *mr;
 	u32 index;
@@ -64,6 +64,8 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, enum pib_mr_type type,
 	}
 	mr->type = type;
 	mr->access = access;
+	/* Only a user's MR is pinned user memory; the PD names a kernel's. */
+	pib_owner_set(&mr->owner, type == PIB_MR_USER, ibpd->res.kern_name);
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->unused);
 	err = pib_mr_reserve_index(dev, &index);
@@ -114,7 +116,7 @@ static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
-	struct pib_mr *mr = pib_mr_alloc(dev, PIB_MR_DMA, access);
+	struct pib_mr *mr = pib_mr_alloc(dev, ibpd, PIB_MR_DMA, access);
 
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
@@ -182,7 +184,7 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
 					  "reg_mr: length %llu (1 to %llu)",
 					  length, PIB_MAX_MSG * 2ULL));
-	mr = pib_mr_alloc(dev, PIB_MR_USER, access);
+	mr = pib_mr_alloc(dev, ibpd, PIB_MR_USER, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
@@ -229,7 +231,7 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
 					  "alloc_mr: max_num_sg %u (1 to %u)",
 					  max_num_sg, PIB_MAX_FAST_PAGES));
-	mr = pib_mr_alloc(dev, PIB_MR_FAST, 0);
+	mr = pib_mr_alloc(dev, ibpd, PIB_MR_FAST, 0);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->fast = kcalloc(max_num_sg, sizeof(*mr->fast), GFP_KERNEL);

@@ -237,6 +237,7 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	timer_setup(&qp->req.timer, pib_req_timer, 0);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
+	pib_owner_set(&qp->owner, qp->user, ibqp->res.kern_name);
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_pib_srq(init->srq) : NULL;
 	qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu));
@@ -428,11 +429,36 @@ static const char * const pib_qp_state_names[] = {
 	[IB_QPS_ERR] = "ERR",
 };
 
-/* A QP state's name, as the IBA writes it. */
-static const char *pib_qp_state_name(enum ib_qp_state state)
+/**
+ * pib_qp_state_name() - a QP state's name, as the IBA writes it
+ * @state: the state
+ *
+ * Return: the name ("?" for no state).
+ */
+const char *pib_qp_state_name(enum ib_qp_state state)
 {
 	return pib_name_of(pib_qp_state_names, ARRAY_SIZE(pib_qp_state_names),
 			   state);
+}
+
+static const char * const pib_qp_type_names[] = {
+	[IB_QPT_SMI] = "SMI",
+	[IB_QPT_GSI] = "GSI",
+	[IB_QPT_RC] = "RC",
+	[IB_QPT_UC] = "UC",
+	[IB_QPT_UD] = "UD",
+};
+
+/**
+ * pib_qp_type_name() - a QP type's name
+ * @type: the type
+ *
+ * Return: the name ("?" for a type pib has not).
+ */
+const char *pib_qp_type_name(enum ib_qp_type type)
+{
+	return pib_name_of(pib_qp_type_names, ARRAY_SIZE(pib_qp_type_names),
+			   type);
 }
 
 /**

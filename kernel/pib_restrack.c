@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Driver details for the RDMA core's resource tracker: what iproute2's
- * `rdma resource show qp|cq|mr -dd` prints after the core's own fields.
+ * `rdma resource show qp|cq|mr -dd` prints after the core's own fields,
+ * and the same in debugfs lines (pib_debugfs.c).
  *
  * Each callback copies what it shows into a snapshot under the lock the
  * data path takes for those fields, so that the numbers of one line belong
@@ -11,6 +12,7 @@
  * holds a reference on the object meanwhile: destroy waits for it.
  */
 #include <linux/capability.h>
+#include <linux/seq_file.h>
 #include <net/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
@@ -101,6 +103,37 @@ static int pib_res_put_table(struct sk_buff *msg, const void *snap,
 	}
 	nla_nest_end(msg, nest);
 	return 0;
+}
+
+/* The fields of @table whose condition is in @when, as text: " name value". */
+static void pib_res_show_table(struct seq_file *m, const void *snap,
+			       const struct pib_res_field *table, size_t n,
+			       unsigned long when)
+{
+	const void *v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!(when & BIT(table[i].when)))
+			continue;
+		v = (const u8 *)snap + table[i].off;
+		switch (table[i].fmt) {
+		case PIB_RES_STR:
+			seq_printf(m, " %s %s", table[i].name,
+				   *(const char * const *)v);
+			break;
+		case PIB_RES_X64:
+			seq_printf(m, " %s 0x%llx", table[i].name,
+				   *(const u64 *)v);
+			break;
+		case PIB_RES_X32:
+			seq_printf(m, " %s 0x%x", table[i].name,
+				   *(const u32 *)v);
+			break;
+		default:
+			seq_printf(m, " %s %u", table[i].name, *(const u32 *)v);
+		}
+	}
 }
 
 /**
@@ -197,6 +230,24 @@ static void pib_res_qp_read(struct pib_qp *qp, struct pib_res_qp *s)
 	s->rnr_left = max(qp->req.rnr_left, 0);
 }
 
+/* A snapshot of the QP under its lock. Return: the conditions it meets. */
+static unsigned long pib_res_qp_snap(struct pib_qp *qp, struct pib_res_qp *s)
+{
+	unsigned long when = BIT(PIB_RES_ALWAYS);
+	unsigned long flags;
+
+	if (!qp->srq)
+		when |= BIT(PIB_RES_OWN_RQ);
+	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+		when |= BIT(PIB_RES_CONN);
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		when |= BIT(PIB_RES_RC);
+	spin_lock_irqsave(&qp->lock, flags);
+	pib_res_qp_read(qp, s);
+	spin_unlock_irqrestore(&qp->lock, flags);
+	return when;
+}
+
 /**
  * pib_fill_res_qp_entry() - a QP's details for the resource tracker
  * @msg: the netlink message the core is filling
@@ -213,22 +264,25 @@ static void pib_res_qp_read(struct pib_qp *qp, struct pib_res_qp *s)
  */
 int pib_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
-	struct pib_qp *qp = to_pib_qp(ibqp);
 	struct pib_res_qp s = {};
-	unsigned long when = BIT(PIB_RES_ALWAYS);
-	unsigned long flags;
+	unsigned long when = pib_res_qp_snap(to_pib_qp(ibqp), &s);
 
-	if (!qp->srq)
-		when |= BIT(PIB_RES_OWN_RQ);
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
-		when |= BIT(PIB_RES_CONN);
-	if (ibqp->qp_type == IB_QPT_RC)
-		when |= BIT(PIB_RES_RC);
-	spin_lock_irqsave(&qp->lock, flags);
-	pib_res_qp_read(qp, &s);
-	spin_unlock_irqrestore(&qp->lock, flags);
 	return pib_res_put_table(msg, &s, pib_res_qp_fields,
 				 ARRAY_SIZE(pib_res_qp_fields), when);
+}
+
+/**
+ * pib_res_qp_show() - the same details in a debugfs line
+ * @m: the line's file
+ * @qp: the QP (its table's lock held: destroy waits)
+ */
+void pib_res_qp_show(struct seq_file *m, struct pib_qp *qp)
+{
+	struct pib_res_qp s = {};
+	unsigned long when = pib_res_qp_snap(qp, &s);
+
+	pib_res_show_table(m, &s, pib_res_qp_fields,
+			   ARRAY_SIZE(pib_res_qp_fields), when);
 }
 
 static const char * const pib_cq_notify_names[] = {
@@ -261,6 +315,20 @@ static const struct pib_res_field pib_res_cq_fields[] = {
 	PIB_RES_CQ(notify, PIB_RES_STR),
 };
 
+/* A snapshot of the CQ under its lock. */
+static void pib_res_cq_snap(struct pib_cq *cq, struct pib_res_cq *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	s->cq_depth = cq->ring.num;
+	s->cq_fill = cq->ring.num - pib_ring_room(&cq->ring);
+	s->overflowed = cq->overflowed;
+	s->notify = pib_name_of(pib_cq_notify_names,
+				ARRAY_SIZE(pib_cq_notify_names), cq->notify);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
 /**
  * pib_fill_res_cq_entry() - a CQ's details for the resource tracker
  * @msg: the netlink message the core is filling
@@ -275,20 +343,26 @@ static const struct pib_res_field pib_res_cq_fields[] = {
  */
 int pib_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
-	struct pib_cq *cq = to_pib_cq(ibcq);
 	struct pib_res_cq s;
-	unsigned long flags;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	s.cq_depth = cq->ring.num;
-	s.cq_fill = cq->ring.num - pib_ring_room(&cq->ring);
-	s.overflowed = cq->overflowed;
-	s.notify = pib_name_of(pib_cq_notify_names,
-			       ARRAY_SIZE(pib_cq_notify_names), cq->notify);
-	spin_unlock_irqrestore(&cq->lock, flags);
+	pib_res_cq_snap(to_pib_cq(ibcq), &s);
 	return pib_res_put_table(msg, &s, pib_res_cq_fields,
 				 ARRAY_SIZE(pib_res_cq_fields),
 				 BIT(PIB_RES_ALWAYS));
+}
+
+/**
+ * pib_res_cq_show() - the same details in a debugfs line
+ * @m: the line's file
+ * @cq: the CQ (its list's lock held: destroy waits)
+ */
+void pib_res_cq_show(struct seq_file *m, struct pib_cq *cq)
+{
+	struct pib_res_cq s;
+
+	pib_res_cq_snap(cq, &s);
+	pib_res_show_table(m, &s, pib_res_cq_fields,
+			   ARRAY_SIZE(pib_res_cq_fields), BIT(PIB_RES_ALWAYS));
 }
 
 static const char * const pib_mr_type_names[] = {
@@ -332,6 +406,27 @@ static const struct pib_res_field pib_res_mr_fields[] = {
 	PIB_RES_MR(max_pages, PIB_RES_U32, PIB_RES_FAST_MR),
 };
 
+/* A snapshot of the MR. Return: the conditions it meets, but ADMIN. */
+static unsigned long pib_res_mr_snap(struct pib_mr *mr, struct pib_res_mr *s)
+{
+	unsigned long when = BIT(PIB_RES_ALWAYS);
+
+	s->mr_type = pib_name_of(pib_mr_type_names,
+				 ARRAY_SIZE(pib_mr_type_names), mr->type);
+	s->iova = READ_ONCE(mr->ibmr.iova);
+	s->access = READ_ONCE(mr->access);
+	s->key = READ_ONCE(mr->key);
+	s->valid = READ_ONCE(mr->valid);
+	if (mr->type == PIB_MR_USER) {
+		s->npages = min_t(unsigned long, mr->npages, U32_MAX);
+	} else if (mr->type == PIB_MR_FAST) {
+		when |= BIT(PIB_RES_FAST_MR);
+		s->npages = READ_ONCE(mr->nfast);
+		s->max_pages = mr->max_fast;
+	}
+	return when;
+}
+
 /**
  * pib_fill_res_mr_entry() - an MR's details for the resource tracker
  * @msg: the netlink message the core is filling
@@ -349,9 +444,8 @@ static const struct pib_res_field pib_res_mr_fields[] = {
  */
 int pib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
-	struct pib_mr *mr = to_pib_mr(ibmr);
-	unsigned long when = BIT(PIB_RES_ALWAYS);
 	struct pib_res_mr s = {};
+	unsigned long when = pib_res_mr_snap(to_pib_mr(ibmr), &s);
 
 	/*
 	 * The core's rule for lkey and rkey, which it checks against the
@@ -361,19 +455,22 @@ int pib_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	 */
 	if (ns_capable_noaudit(&init_user_ns, CAP_NET_ADMIN))
 		when |= BIT(PIB_RES_ADMIN);
-	s.mr_type = pib_name_of(pib_mr_type_names,
-				ARRAY_SIZE(pib_mr_type_names), mr->type);
-	s.iova = READ_ONCE(ibmr->iova);
-	s.access = READ_ONCE(mr->access);
-	s.key = READ_ONCE(mr->key);
-	s.valid = READ_ONCE(mr->valid);
-	if (mr->type == PIB_MR_USER) {
-		s.npages = min_t(unsigned long, mr->npages, U32_MAX);
-	} else if (mr->type == PIB_MR_FAST) {
-		when |= BIT(PIB_RES_FAST_MR);
-		s.npages = READ_ONCE(mr->nfast);
-		s.max_pages = mr->max_fast;
-	}
 	return pib_res_put_table(msg, &s, pib_res_mr_fields,
 				 ARRAY_SIZE(pib_res_mr_fields), when);
+}
+
+/**
+ * pib_res_mr_show() - the same details in a debugfs line, address and key
+ *	included (debugfs is root's)
+ * @m: the line's file
+ * @mr: the MR (its table's lock held: deregistration waits)
+ */
+void pib_res_mr_show(struct seq_file *m, struct pib_mr *mr)
+{
+	struct pib_res_mr s = {};
+	unsigned long when = pib_res_mr_snap(mr, &s);
+
+	pib_res_show_table(m, &s, pib_res_mr_fields,
+			   ARRAY_SIZE(pib_res_mr_fields),
+			   when | BIT(PIB_RES_ADMIN));
 }

@@ -133,6 +133,8 @@ int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 			goto out;
 		}
 	}
+	pib_obj_add(dev, PIB_OBJ_SRQ, &srq->obj, !!udata,
+		    ibsrq->res.kern_name);
 	trace_pib_srq_create(srq);
 	return 0;
 out:
@@ -200,6 +202,7 @@ int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 
 	trace_pib_srq_destroy(srq);
+	pib_obj_del(to_pib_dev(ibsrq->device), &srq->obj);
 	pib_ring_free(&srq->ring);
 	atomic_dec(&to_pib_dev(ibsrq->device)->srq_count);
 	return 0;

@@ -7,6 +7,7 @@
  * The switch's SMA is in pib_switch_sma.c. Multicast by the MFT comes
  * next.
  */
+#include <linux/seq_file.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
@@ -534,4 +535,61 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
 			   PIB_TTL_HERE);
 	consume_skb(skb);
+}
+
+/**
+ * pib_switch_show_lft() - the switch's LinearForwardingTable as the SM set it
+ * @m: debugfs's file (pib_debugfs.c)
+ * @sw: the switch
+ *
+ * LinearFDBTop, then each LID up to it that has a port, with the port.
+ */
+void pib_switch_show_lft(struct seq_file *m, struct pib_switch *sw)
+{
+	unsigned long flags;
+	u32 lid, top;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	top = min_t(u32, sw->lft_top, PIB_SW_LFT_CAP - 1);
+	seq_printf(m, "lft_top 0x%x\n", sw->lft_top);
+	for (lid = 0; lid <= top; lid++)
+		if (sw->lft[lid] != PIB_LFT_NO_PORT)
+			seq_printf(m, "lid 0x%x port %u\n", lid, sw->lft[lid]);
+	spin_unlock_irqrestore(&sw->lock, flags);
+}
+
+/**
+ * pib_switch_show_mft() - the switch's MulticastForwardingTable as the SM
+ *	set it
+ * @m: debugfs's file (pib_debugfs.c)
+ * @sw: the switch
+ *
+ * MulticastFDBTop, then each MLID up to it that has ports, with the ports.
+ */
+void pib_switch_show_mft(struct seq_file *m, struct pib_switch *sw)
+{
+	unsigned long flags;
+	u32 i, n, port;
+	const char *sep;
+
+	spin_lock_irqsave(&sw->lock, flags);
+	seq_printf(m, "mft_top 0x%x\n", sw->mft_top);
+	n = sw->mft_top >= PIB_LID_MCAST ?
+	    min_t(u32, sw->mft_top - PIB_LID_MCAST + 1, PIB_SW_MFT_CAP) : 0;
+	for (i = 0; i < n; i++) {
+		sep = "";
+		for (port = 0; port <= PIB_SW_NUM_PORTS; port++) {
+			if (!(sw->mft[i][port / PIB_MFT_PORTS_PER_MASK] &
+			      BIT(port % PIB_MFT_PORTS_PER_MASK)))
+				continue;
+			if (!*sep)
+				seq_printf(m, "mlid 0x%x ports ",
+					   PIB_LID_MCAST + i);
+			seq_printf(m, "%s%u", sep, port);
+			sep = ",";
+		}
+		if (*sep)
+			seq_putc(m, '\n');
+	}
+	spin_unlock_irqrestore(&sw->lock, flags);
 }

@@ -159,14 +159,20 @@ static void pib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 		 PIB_VER_MINOR, PIB_VER_SUB);
 }
 
-/* A user context holds nothing of pib's own: the core tracks its objects. */
+/* A user context holds nothing of pib's own but its debugfs line. */
 static int pib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
+	struct pib_ucontext *uc = container_of(ibuc, struct pib_ucontext, ibuc);
+
+	pib_obj_add(to_pib_dev(ibuc->device), PIB_OBJ_CTX, &uc->obj, true, NULL);
 	return 0;
 }
 
 static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
+	struct pib_ucontext *uc = container_of(ibuc, struct pib_ucontext, ibuc);
+
+	pib_obj_del(to_pib_dev(ibuc->device), &uc->obj);
 }
 
 /*
@@ -182,14 +188,23 @@ static void pib_disassociate_ucontext(struct ib_ucontext *ibuc)
 static int pib_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
+	struct pib_pd *pd = container_of(ibpd, struct pib_pd, ibpd);
+	int err;
 
-	return pib_inject_verb_fail(dev, PIB_INJ_ALLOC_PD) ?:
-	       pib_res_get(&dev->ibdev, &dev->pd_count, PIB_MAX_PD, "PDs");
+	err = pib_inject_verb_fail(dev, PIB_INJ_ALLOC_PD) ?:
+	      pib_res_get(&dev->ibdev, &dev->pd_count, PIB_MAX_PD, "PDs");
+	if (!err)
+		pib_obj_add(dev, PIB_OBJ_PD, &pd->obj, !!udata,
+			    ibpd->res.kern_name);
+	return err;
 }
 
 static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	atomic_dec(&to_pib_dev(ibpd->device)->pd_count);
+	struct pib_dev *dev = to_pib_dev(ibpd->device);
+
+	pib_obj_del(dev, &container_of(ibpd, struct pib_pd, ibpd)->obj);
+	atomic_dec(&dev->pd_count);
 	return 0;
 }
 
@@ -240,8 +255,12 @@ static int pib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 				  rdma_ah_read_grh(attr)->sgid_index,
 				  PIB_GID_TABLE_LEN);
 	ah->attr = *attr;
-	return pib_res_get(ibah->device, &to_pib_dev(ibah->device)->ah_count,
-			   PIB_MAX_AH, "AHs");
+	err = pib_res_get(ibah->device, &to_pib_dev(ibah->device)->ah_count,
+			  PIB_MAX_AH, "AHs");
+	if (!err)
+		pib_obj_add(to_pib_dev(ibah->device), PIB_OBJ_AH, &ah->obj,
+			    !!udata, ibah->pd->res.kern_name);
+	return err;
 }
 
 /* The MAD layer matches a response to its request by the request's AH. */
@@ -253,7 +272,10 @@ static int pib_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 
 static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	atomic_dec(&to_pib_dev(ibah->device)->ah_count);
+	struct pib_dev *dev = to_pib_dev(ibah->device);
+
+	pib_obj_del(dev, &container_of(ibah, struct pib_ah, ibah)->obj);
+	atomic_dec(&dev->ah_count);
 	return 0;
 }
 

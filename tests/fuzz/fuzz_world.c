@@ -105,6 +105,30 @@ void pib_dev_tx_kick(struct pib_dev *dev)
 		fuzz_dev_tx(dev);
 }
 
+/* pib_debugfs.c: no object is listed here. */
+void pib_owner_set(struct pib_owner *o, bool user, const char *kern_name)
+{
+	(void)o;
+	(void)user;
+	(void)kern_name;
+}
+
+void pib_obj_add(struct pib_dev *dev, enum pib_obj type,
+		 struct pib_obj_entry *e, bool user, const char *kern_name)
+{
+	(void)dev;
+	(void)type;
+	(void)e;
+	(void)user;
+	(void)kern_name;
+}
+
+void pib_obj_del(struct pib_dev *dev, struct pib_obj_entry *e)
+{
+	(void)dev;
+	(void)e;
+}
+
 /*
  * pib_inject.c (debugfs): no fault is ever injected here; the fuzzers and
  * sim_rc make their own.

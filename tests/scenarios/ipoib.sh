@@ -30,6 +30,25 @@ expect_match "the neighbour is the other host's IPoIB address" "$(ip neigh show 
 # (PortCountersExtended).
 ping -c 1 -W 2 "10.98.0.$((200 + PIB_HOST))" >/dev/null 2>&1
 barrier pinged
+# What debugfs shows of it: ib0's QP attached to the broadcast group, the
+# switch's MFT with the group's MLID to two ports (this host's and the
+# peer's), its LFT with a port for each host's LID.
+dbg=/sys/kernel/debug/pib/pibeth0
+ib0_qpn=$(printf '0x%x' "0x$(cut -d: -f2-4 /sys/class/net/ib0/address | tr -d :)")
+mc=$(grep '^mgid ff12:401b:ffff:0000:0000:0000:ffff:ffff ' $dbg/mcast)
+echo "# $mc"
+expect_match "debugfs mcast: ib0's QP ($ib0_qpn) in the IPv4 broadcast group" "$mc" \
+	"mlid 0xc[0-9a-f]{3} qpn $ib0_qpn\$"
+mlid=$(sed -n 's/.* mlid \(0x[0-9a-f]*\) .*/\1/p' <<<"$mc" | head -n 1)
+cat $dbg/mft
+expect_match "debugfs mft: the group's MLID to this host's and the peer's port" \
+	"$(cat $dbg/mft)" "^mlid $mlid ports [0-9]+(,[0-9]+)+\$"
+lft=$(cat $dbg/lft)
+echo "$lft"
+p1=$(sed -n "s/^lid $(printf 0x%x "$(lid_of 1)") port //p" <<<"$lft")
+p2=$(sed -n "s/^lid $(printf 0x%x "$(lid_of 2)") port //p" <<<"$lft")
+check "debugfs lft: each host's LID has a port, not the same" \
+	test -n "$p1" -a -n "$p2" -a "$p1" != "$p2"
 pq=$(timeout 60 perfquery -x -C pibeth0 -P 1 2>&1)
 expect_match "perfquery -x: multicast sent" "$pq" 'PortMulticastXmitPkts:\.*[1-9]'
 expect_match "perfquery -x: multicast received" "$pq" 'PortMulticastRcvPkts:\.*[1-9]'

@@ -100,13 +100,66 @@ restrack_check() {
 		"$user" ' drv_mr_type user drv_access 0x1 drv_valid 1 drv_npages 1 '
 	expect_no_match "res mr -dd as a user without CAP_NET_ADMIN: no address or key" \
 		"$user" ' (drv_key|drv_iova|rkey|lkey) 0x'
+	debugfs_check "$srv"
 	kill -KILL $srv $cli
 	wait $srv $cli 2>/dev/null
 	check "res qp: the pingpong QPs are gone" wait_for 30 sh -c \
 		"! rdma res show qp | grep -q 'comm ibv_rc_pingpong'"
+	for f in ctx pd cq qp mr; do
+		expect_no_match "debugfs $f: the pingpong's are gone" \
+			"$(cat /sys/kernel/debug/pib/pibloa/$f)" "pid $srv "
+	done
+}
+
+# debugfs_check PID: /sys/kernel/debug/pib/pibloa/ lists what the stopped
+# ibv_rc_pingpong server PID created, as `rdma resource show` does.
+debugfs_check() {
+	local pid=$1 d=/sys/kernel/debug/pib/pibloa r l pd pdn cqn users
+	r=$(rdma res show qp link pibloa/1 | grep "pid $pid ")
+	l=$(grep "pid $pid comm ibv_rc_pingpong\$" $d/qp)
+	echo "# $l"
+	pd=$(rdma res show pd dev pibloa | grep "pid $pid ")
+	pdn=$(field "$pd" pdn) users=$(field "$pd" users)
+	cqn=$(field "$(rdma res show cq dev pibloa | grep "pid $pid ")" cqn)
+	expect_match "debugfs qp: the pingpong's RC QP, as rdma res shows it" "$l" \
+		"^qpn $(printf 0x%x "$(field "$r" lqpn)") type RC state RTS pdn $pdn send_cqn $cqn recv_cqn $cqn dest_qpn 0x[0-9a-f]+ dlid 0x[0-9a-f]+ path_mtu [0-9]+ req_state sending "
+	expect_match "debugfs qp: the transport's numbers" "$l" \
+		" sq_depth 1 sq_fill 0 rq_depth 512 rq_fill [0-9]+ next_psn [0-9]+ sent_psn [0-9]+ una_psn [0-9]+ epsn [0-9]+ "
+	expect_match "debugfs qp: QP0, the MAD layer's" "$(cat $d/qp)" \
+		"^qpn 0x0 type SMI state RTS .* pid 0 comm ib_core\$"
+	expect_match "debugfs qp: QP1, the MAD layer's" "$(cat $d/qp)" \
+		"^qpn 0x1 type GSI state RTS .* pid 0 comm ib_core\$"
+	expect_match "debugfs cq: the pingpong's CQ" "$(cat $d/cq)" \
+		"^cqn $cqn cqe 511 cq_depth 512 cq_fill [0-9]+ overflowed 0 notify disarmed pid $pid comm ibv_rc_pingpong\$"
+	expect_match "debugfs pd: the pingpong's PD, used by its QP and MR" "$(cat $d/pd)" \
+		"^pdn $pdn users $users pid $pid comm ibv_rc_pingpong\$"
+	expect_match "debugfs mr: the pingpong's buffer, address and key included" "$(cat $d/mr)" \
+		"^pdn $pdn length 4096 mr_type user iova 0x[0-9a-f]+ access 0x1 key 0x[0-9a-f]+ valid 1 npages 1 pid $pid comm ibv_rc_pingpong\$"
+	expect_match "debugfs ctx: the pingpong's context" "$(cat $d/ctx)" \
+		"^ctxn [0-9]+ pid $pid comm ibv_rc_pingpong\$"
+}
+
+# debugfs_ah_srq: the kernel's AH to the SM (a user's AHs live in libpib
+# alone) and the SRQ of ibv_srq_pingpong in debugfs.
+debugfs_ah_srq() {
+	local d=/sys/kernel/debug/pib/pibloa srv sm
+	sm=$(printf 0x%x "$(cat /sys/class/infiniband/pibloa/ports/1/sm_lid)")
+	expect_match "debugfs ah: the SA's AH to the SM's LID" "$(cat $d/ah)" \
+		"^pdn [0-9]+ dlid $sm sl 0 path_bits 0 static_rate [0-9]+ pid 0 comm ib_core\$"
+	ibv_srq_pingpong -d pibloa -p 18612 -n 100000000 >"$PIB_RESULTS/dbg-srq.server" 2>&1 &
+	srv=$!
+	# (a process name as the kernel keeps it: 15 characters)
+	check "debugfs srq: the SRQ of ibv_srq_pingpong" wait_for 60 \
+		grep -qE "^srqn [0-9]+ pdn [0-9]+ depth 512 fill [0-9]+ max_sge 1 limit 0 pid $srv comm ibv_srq_pingpon\$" $d/srq ||
+		cat $d/srq
+	check "debugfs qp: its QPs name the SRQ" wait_for 10 \
+		grep -qE "^qpn 0x[0-9a-f]+ type RC state (INIT|RTR|RTS) .* srqn [0-9]+ .*pid $srv comm" $d/qp
+	kill -KILL $srv
+	wait $srv 2>/dev/null
 }
 
 restrack_check
+debugfs_ah_srq
 PAIR_DEV=pibloa PAIR_DEV2=piblob
 verbs_suite "$(ibv_devinfo -d pibloa | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
 pib_done

@@ -162,10 +162,17 @@ extern bool kshim_verbose;
 	ibdev_dbg(ibdev, fmt, ##__VA_ARGS__)
 
 /* The task a verb runs in, for pib_refuse()'s line. */
+#define TASK_COMM_LEN		16
 struct task_struct {
-	char comm[16];
+	char comm[TASK_COMM_LEN];
 	int pid;
 };
+
+/* debugfs's text files: what pib writes to one goes nowhere here. */
+struct seq_file;
+static inline __attribute__((format(printf, 2, 3)))
+void seq_printf(struct seq_file *m, const char *fmt, ...) { (void)m; (void)fmt; }
+static inline void seq_putc(struct seq_file *m, char c) { (void)m; (void)c; }
 extern struct task_struct kshim_task;
 #define current			(&kshim_task)
 static inline int task_pid_nr(const struct task_struct *t) { return t->pid; }
@@ -991,7 +998,15 @@ void rdma_user_mmap_entry_put(struct rdma_user_mmap_entry *e);
 int remap_vmalloc_range(struct vm_area_struct *vma, void *addr,
 			unsigned long pgoff);
 
-struct ib_pd { struct ib_device *device; };
+struct rdma_restrack_entry {
+	u32 id;
+	const char *kern_name;
+};
+
+struct ib_pd {
+	struct ib_device *device;
+	struct rdma_restrack_entry res;
+};
 struct ib_ah { struct ib_device *device; };
 
 struct ib_mr {
@@ -1007,10 +1022,6 @@ struct ib_cq;
 typedef void (*ib_comp_handler)(struct ib_cq *cq, void *cq_context);
 
 /* The RDMA core's resource tracker entry: the number it shows. */
-struct rdma_restrack_entry {
-	u32 id;
-};
-
 struct ib_cq {
 	struct ib_device *device;
 	ib_comp_handler comp_handler;
@@ -1037,6 +1048,7 @@ struct ib_qp {
 	enum ib_qp_type qp_type;
 	void (*event_handler)(struct ib_event *ev, void *ctx);
 	void *qp_context;
+	struct rdma_restrack_entry res;
 };
 
 struct ib_event {
