@@ -117,6 +117,25 @@ pib_install() {
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
 }
 
+# stat_of DEV NAME: DEV's counter NAME in `rdma statistic` (nothing if
+# DEV has no such counter).
+stat_of() {
+	rdma statistic show link "$1/1" | tr ' ' '\n' | awk -v k="$2" '$0 == k { getline v; print v }'
+}
+
+# pib_lo_pair_up: pibloa and piblob on lo, opensm (log in
+# $PIB_RESULTS/opensm.log) on pibloa, both ports ACTIVE.
+pib_lo_pair_up() {
+	local d
+	check "rdma link add pibloa" rdma link add pibloa type pib netdev lo
+	check "rdma link add piblob" rdma link add piblob type pib netdev lo
+	opensm -B -d 2 -t 1000 -g "$(ibstat -p pibloa)" -f "$PIB_RESULTS/opensm.log" \
+		>/dev/null 2>&1
+	for d in pibloa piblob; do
+		check "$d ACTIVE" wait_for 300 grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state"
+	done
+}
+
 # pib_fabric_up: every host adds pibeth0 on $PIB_NETDEV (default eth0) and
 # hears all its peers, host $PIB_SM_HOST (default 1) starts opensm (log in
 # $PIB_RESULTS/opensm.log), every port becomes ACTIVE, and each host's LID

@@ -13,19 +13,8 @@
 
 pib_install
 mistakes=$PIB_BUILD/tools/pib-mistakes
-check "rdma link add pibloa" rdma link add pibloa type pib netdev lo
-check "rdma link add piblob" rdma link add piblob type pib netdev lo
-opensm -B -d 2 -t 1000 -g "$(ibstat -p pibloa)" -f "$PIB_RESULTS/opensm.log" \
-	>/dev/null 2>&1
-for d in pibloa piblob; do
-	check "$d ACTIVE" wait_for 300 grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state"
-done
+pib_lo_pair_up
 cd "$PIB_RESULTS" || fail "cd $PIB_RESULTS"
-
-# stat DEV NAME: a counter of `rdma statistic show link DEV/1`.
-stat() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | awk -v k="$2" '$0 == k { getline v; print v }'
-}
 
 # mistake NAME EVENTS...: pib-mistakes pibloa piblob NAME under trace-cmd
 # with EVENTS; sets $out (the program's) and $rep (trace-cmd report's).
@@ -41,14 +30,14 @@ mistake() {
 }
 
 # 1. A send with no receive posted: RNR.
-n0=$(stat pibloa rnr_naks_rcvd)
+n0=$(stat_of pibloa rnr_naks_rcvd)
 mistake rnr pib_aeth_rx pib_cqe
 expect_match "rnr: the send completes with RNR retry counter exceeded" "$out" \
 	'^A: wr_id 1 completed: RNR retry counter exceeded \(13\)'
 expect_match "rnr: trace: the RNR NAK that came back" "$rep" \
 	'pib_aeth_rx: +pibloa qpn 0x[0-9a-f]+ psn 0 RNR'
 expect_match "rnr: trace: the completion" "$rep" 'pib_cqe: .*RNR_RETRY_EXC_ERR'
-check "rnr: rdma statistic: rnr_naks_rcvd counted it" test "$(stat pibloa rnr_naks_rcvd)" -gt "$n0"
+check "rnr: rdma statistic: rnr_naks_rcvd counted it" test "$(stat_of pibloa rnr_naks_rcvd)" -gt "$n0"
 
 # 2. A wrong rkey: a remote access error, and a QP left in ERR.
 mistake rkey pib_aeth_rx pib_cqe

@@ -27,11 +27,6 @@ mgid=ff12:401b:ffff::f00d
 
 # counter NAME: a line "NAME N" of the switch's debugfs file; 0 if none.
 counter() { sed -n "s/^$1 //p" $dbg | grep . || echo 0; }
-# stat NAME: a transport counter of pibeth0 (rdma statistic).
-stat() {
-	rdma statistic show link pibeth0/1 | grep -o "$1 [0-9]*" | cut -d' ' -f2 |
-		grep . || echo 0
-}
 # lft BLOCK: a block of this host's switch's LinearForwardingTable.
 lft() { "$smp" -C pibeth0 -P 1 -y $key -D 0,1 0x19 "$1" 2>&1; }
 # set_lft BLOCK HEX: set the block's first entries (the rest: no port).
@@ -190,8 +185,8 @@ victim_checks() {
 	expect_eq "no unicast on VL15 reached a UD QP" "$(grep -c '^ud_tag_V' "$out")" 0
 	expect_eq "no multicast with another MGID" "$(grep -c '^ud_tag_W' "$out")" 0
 	expect_eq "no multicast without a GRH" "$(grep -c '^ud_tag_N' "$out")" 0
-	check "counted: ACKs for PSNs never sent" test "$(stat resp_psn_unsent)" -ge 1
-	check "counted: multicast for no attached MGID" test "$(stat rcv_mcast_bad_gid)" -ge 1
+	check "counted: ACKs for PSNs never sent" test "$(stat_of pibeth0 resp_psn_unsent)" -ge 1
+	check "counted: multicast for no attached MGID" test "$(stat_of pibeth0 rcv_mcast_bad_gid)" -ge 1
 }
 
 # host1: the peer table while host3 claims host2's GUID and address.
@@ -303,8 +298,8 @@ if [ "$PIB_HOST" = 1 ]; then
 		test "$(counter hellos_addr_in_use)" -ge 1
 	check "counted: new peers over the rate" test "$(counter peers_rate_limited)" -ge 1
 	check "peer table bounded" test "$(grep -c '^peer ' $dbg)" -le 64
-	check "counted: bad MADs before QP0/QP1" test "$(stat rcv_bad_mad)" -ge 1
-	check "counted: MADs for a GID host1 does not have" test "$(stat rcv_bad_dgid)" -ge 1
+	check "counted: bad MADs before QP0/QP1" test "$(stat_of pibeth0 rcv_bad_mad)" -ge 1
+	check "counted: MADs for a GID host1 does not have" test "$(stat_of pibeth0 rcv_bad_dgid)" -ge 1
 	check "counted: VL15 packets that are not SMPs" test "$(counter drop_bad_vl15)" -ge 1
 	"$integ" --server -d pibeth0 --timeout 18 --deadline "$(tf 200)" >"$R/integrity.after" 2>&1 &
 	ipid=$!

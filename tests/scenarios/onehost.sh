@@ -115,11 +115,6 @@ rc_losses() {
 		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
 }
 
-# stat_of DEV NAME: DEV's counter NAME in `rdma statistic`.
-stat_of() {
-	rdma statistic show link "$1/1" | tr ' ' '\n' | awk -v k="$2" '$0 == k { getline v; print v }'
-}
-
 # server_up DEV PORT NAME PROGRAM...: PROGRAM serves on DEV (output in
 # $PIB_RESULTS/NAME) and has made its QP; sets $srv and $qpn.
 server_up() {

@@ -10,13 +10,7 @@
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
-check "rdma link add pibloa" rdma link add pibloa type pib netdev lo
-check "rdma link add piblob" rdma link add piblob type pib netdev lo
-opensm -B -d 2 -t 1000 -g "$(ibstat -p pibloa)" -f "$PIB_RESULTS/opensm.log" \
-	>/dev/null 2>&1
-for d in pibloa piblob; do
-	check "$d ACTIVE" wait_for 300 grep -q ACTIVE "/sys/class/infiniband/$d/ports/1/state"
-done
+pib_lo_pair_up
 
 # field LINE NAME: the value after NAME in an `rdma res show` line. The
 # rdma tool prints a driver's attribute NAME as drv_NAME.
