@@ -144,11 +144,31 @@ enum pib_drop_reason {
 	PIB_NUM_DROPS
 };
 
-/* Packet faults a QP can be given (pib_inject.c), by count of packets. */
+/*
+ * Packet faults a QP can be given (pib_inject.c), by count of packets:
+ * on the packets it sends (all but PIB_INJ_NAK), or, for PIB_INJ_NAK, on
+ * the requests its RC responder takes.
+ */
 enum pib_inject_pkt {
-	PIB_INJ_DROP,
-	PIB_INJ_DUP,
+	PIB_INJ_DROP,		/* lost */
+	PIB_INJ_DUP,		/* sent twice */
+	PIB_INJ_CORRUPT,	/* a bit flipped: the next hop's VCRC check fails */
+	PIB_INJ_DELAY,		/* held back for a time, and overtaken */
+	PIB_INJ_NAK,		/* answered with a chosen NAK, not executed */
 	PIB_INJ_NUM_PKT
+};
+
+/* A pib_qp_fault.opcode that matches every packet. */
+#define PIB_INJ_ANY_OPCODE	0x100
+
+/**
+ * struct pib_qp_fault - one kind of packet fault a QP was given
+ * @left: packets still to fault
+ * @opcode: the BTH opcode they must have, or PIB_INJ_ANY_OPCODE
+ */
+struct pib_qp_fault {
+	atomic_t left;
+	u16 opcode;
 };
 
 /* Verbs whose next call can be made to fail (pib_inject.c). */
@@ -160,7 +180,32 @@ enum pib_inject_verb {
 	PIB_INJ_MODIFY_QP,
 	PIB_INJ_CREATE_SRQ,
 	PIB_INJ_REG_MR,
+	PIB_INJ_ALLOC_UCONTEXT,
+	PIB_INJ_ALLOC_MR,
+	PIB_INJ_ATTACH_MCAST,
+	PIB_INJ_RESIZE_CQ,
+	PIB_INJ_MODIFY_SRQ,
+	PIB_INJ_POST_SEND,
+	PIB_INJ_POST_RECV,
+	PIB_INJ_POST_SRQ_RECV,
 	PIB_INJ_NUM_VERBS
+};
+
+/**
+ * struct pib_dev_inject - a device's injected faults (pib_inject.c)
+ * @verb: by enum pib_inject_verb, the errno its next call fails with
+ * @delayq: packets held back by PIB_INJ_DELAY, in the order they came;
+ *	its lock also protects @next and @armed
+ * @delay_work: sends them on when they are due
+ * @next: jiffies when @delay_work is due
+ * @armed: @delay_work is queued for @next
+ */
+struct pib_dev_inject {
+	atomic_t verb[PIB_INJ_NUM_VERBS];
+	struct sk_buff_head delayq;
+	struct delayed_work delay_work;
+	unsigned long next;
+	bool armed;
 };
 
 /* Why an RC requester retransmits (tracepoint pib_retransmit). */
@@ -195,6 +240,7 @@ enum pib_stat {
 	PIB_STAT_RCV_QP_NOT_READY,	/* for a QP in RESET, INIT or ERR */
 	PIB_STAT_XMIT_NOT_ACTIVE,	/* not sent: the port not ACTIVE */
 	PIB_STAT_INJECTED_DROPS,	/* dropped by an injected fault */
+	PIB_STAT_INJECTED_FAULTS,	/* duplicated, corrupted, delayed, NAK'd */
 	PIB_NUM_STATS
 };
 
@@ -451,7 +497,7 @@ struct pib_obj_entry {
  * @captures: the open packet captures (pib_capture.c)
  * @ncaptures: how many
  * @capture_closed: the device is going: no new capture
- * @inject_verb: by enum pib_inject_verb, the errno its next call fails with
+ * @inject: faults injected into the device (pib_inject.c)
  * @objs_lock: protects @objs
  * @objs: by enum pib_obj, the objects debugfs lists (struct pib_obj_entry)
  */
@@ -488,7 +534,7 @@ struct pib_dev {
 	struct list_head captures;
 	unsigned int ncaptures;
 	bool capture_closed;
-	atomic_t inject_verb[PIB_INJ_NUM_VERBS];
+	struct pib_dev_inject inject;
 	spinlock_t objs_lock;	/* @objs */
 	struct list_head objs[PIB_NUM_OBJS];
 };
@@ -902,6 +948,8 @@ struct pib_resp {
  * @work: sends packets: requests, READ responses, retransmissions
  * @injecting: it was given packet faults to inject (pib_inject.c)
  * @inject: packets to fault, by enum pib_inject_pkt
+ * @inject_delay_ms: how long PIB_INJ_DELAY holds a packet back
+ * @inject_nak: the AETH syndrome PIB_INJ_NAK answers with
  * @owner: who created it (debugfs)
  * @run_flags: PIB_QP_RUNNING while a task sends for the QP (pib_qp_run()),
  *	PIB_QP_AGAIN when it must go round once more
@@ -934,7 +982,9 @@ struct pib_qp {
 	struct work_struct work;
 	unsigned long run_flags;
 	bool injecting;
-	atomic_t inject[PIB_INJ_NUM_PKT];
+	struct pib_qp_fault inject[PIB_INJ_NUM_PKT];
+	u32 inject_delay_ms;
+	u8 inject_nak;
 	struct pib_owner owner;
 };
 
@@ -1135,9 +1185,29 @@ void pib_switch_unrouted(struct pib_switch *sw, const u8 *buf, u32 len);
 struct dentry *pib_debugfs_root(void);
 
 /* pib_inject.c: error injection through debugfs */
+void pib_inject_dev_init(struct pib_dev *dev);
 void pib_inject_dev_add(struct pib_dev *dev);
+void pib_inject_dev_release(struct pib_dev *dev);
 int pib_inject_verb_fail(struct pib_dev *dev, enum pib_inject_verb verb);
 void pib_inject_tx(struct pib_qp *qp, struct sk_buff_head *q);
+bool pib_inject_nak(struct pib_qp *qp, u8 opcode, u8 *syn);
+
+/**
+ * struct pib_skb_cb - what pib notes in an skb->cb while it holds a packet
+ * @check_crc: the switch it enters checks its CRCs (an injected
+ *	corruption: packets from a device of this host are not checked)
+ * @due: PIB_INJ_DELAY: jiffies when it may leave
+ */
+struct pib_skb_cb {
+	bool check_crc;
+	unsigned long due;
+};
+
+static inline struct pib_skb_cb *pib_skb_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct pib_skb_cb) > sizeof(skb->cb));
+	return (struct pib_skb_cb *)skb->cb;
+}
 
 /* Apply the QP's injected packet faults, if it has any, to @q. */
 static inline void pib_qp_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)

@@ -151,6 +151,9 @@ int pib_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
 	u32 i, used, cons;
 	int err;
 
+	err = pib_inject_verb_fail(to_pib_dev(ibcq->device), PIB_INJ_RESIZE_CQ);
+	if (err)
+		return err;
 	if (!cqe || cqe > PIB_MAX_CQE)
 		return pib_refuse(ibcq->device, -EINVAL,
 				  "resize_cq: cqe %u (1 to %u)", cqe, PIB_MAX_CQE);

@@ -299,6 +299,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	skb_queue_head_init(&dev->ackq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
 	INIT_DELAYED_WORK(&dev->rate_work, pib_dev_rate_work);
+	pib_inject_dev_init(dev);
 
 	ib_set_device_ops(ibdev, &pib_dev_ops);
 	/*
@@ -441,6 +442,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->qps);
 	cancel_delayed_work_sync(&dev->rate_work);
+	pib_inject_dev_release(dev);
 	cancel_work_sync(&dev->tx_work);
 	skb_queue_purge(&dev->txq);
 	skb_queue_purge(&dev->ackq);

@@ -61,8 +61,11 @@ int pib_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid)
 	struct pib_dev *dev = to_pib_dev(ibqp->device);
 	struct pib_qp *qp = to_pib_qp(ibqp);
 	struct pib_mcast_attach *a;
-	int err = 0;
+	int err;
 
+	err = pib_inject_verb_fail(dev, PIB_INJ_ATTACH_MCAST);
+	if (err)
+		return err;
 	if (ibqp->qp_type != IB_QPT_UD)
 		return pib_refuse(ibqp->device, -EOPNOTSUPP,
 				  "attach_mcast: QP 0x%x is not UD", ibqp->qp_num);

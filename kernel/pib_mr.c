@@ -222,7 +222,11 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 {
 	struct pib_dev *dev = to_pib_dev(ibpd->device);
 	struct pib_mr *mr;
+	int err;
 
+	err = pib_inject_verb_fail(dev, PIB_INJ_ALLOC_MR);
+	if (err)
+		return ERR_PTR(err);
 	if (type != IB_MR_TYPE_MEM_REG)
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
 					  "alloc_mr: type %d (pib has IB_MR_TYPE_MEM_REG)",

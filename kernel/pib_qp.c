@@ -794,6 +794,15 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 posted = 0;
 	int err = 0;
 
+	/* Not a user's doorbell: its WQEs are posted already. */
+	if (!qp->user) {
+		err = pib_inject_verb_fail(to_pib_dev(ibqp->device),
+					   PIB_INJ_POST_SEND);
+		if (err) {
+			*bad_wr = wr;
+			return err;
+		}
+	}
 	spin_lock_irqsave(&qp->lock, flags);
 	/* A user's doorbell: the WQEs are in the ring already. */
 	if (qp->user) {
@@ -895,6 +904,11 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 		return pib_refuse(ibqp->device, -EINVAL,
 				  "post_recv: QP 0x%x has an SRQ", ibqp->qp_num);
+	}
+	err = pib_inject_verb_fail(to_pib_dev(ibqp->device), PIB_INJ_POST_RECV);
+	if (err) {
+		*bad_wr = wr;
+		return err;
 	}
 	spin_lock_irqsave(&qp->lock, flags);
 	for (; wr; wr = wr->next) {

@@ -18,6 +18,7 @@ enum pib_resp_verdict {
 	PIB_RESP_OK,
 	PIB_RESP_DROP,
 	PIB_RESP_RNR,
+	PIB_RESP_NAK_SEQ = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_PSN_SEQ),
 	PIB_RESP_NAK_INVALID = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_INVALID),
 	PIB_RESP_NAK_ACCESS = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_ACCESS),
 	PIB_RESP_NAK_OP = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_OPERATIONAL),
@@ -384,6 +385,31 @@ static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u32 f,
 		pib_resp_reply(qp, q, pkt->bth.psn, PIB_AETH_SYN_ACK);
 }
 
+/* A PSN sequence error NAK for the expected PSN, once until it comes. */
+static void pib_resp_seq_nak(struct pib_qp *qp, struct sk_buff_head *q)
+{
+	if (qp->resp.state != PIB_RESP_SEQ_NAK_SENT) {
+		pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_SENT);
+		pib_resp_reply(qp, q, qp->resp.epsn, PIB_RESP_NAK_SEQ);
+	}
+	pib_resp_set_state(qp, PIB_RESP_SEQ_NAK_SENT);
+}
+
+/*
+ * The verdict on a request with the expected PSN: its execution's, or a
+ * NAK injected for the first packet of a message (pib_inject.c).
+ */
+static enum pib_resp_verdict pib_resp_verdict(struct pib_qp *qp,
+					      const struct pib_pkt *pkt,
+					      const u8 *buf, u32 f)
+{
+	u8 syn;
+
+	if (!(f & PIB_OPF_FIRST) || !pib_inject_nak(qp, pkt->bth.opcode, &syn))
+		return pib_resp_execute(qp, pkt, buf, f);
+	return pib_aeth_syn_type(syn) == PIB_AETH_RNR ? PIB_RESP_RNR : syn;
+}
+
 /* An RC request: PSN check (IBA 9.7.5.1), execution, ACK or NAK. */
 static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 			const u8 *buf, struct sk_buff_head *q)
@@ -399,22 +425,19 @@ static void pib_resp_rc(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	if (d > 0) {
-		if (resp->state != PIB_RESP_SEQ_NAK_SENT) {
-			pib_stat_inc(qp->ibqp.device, PIB_STAT_SEQ_NAKS_SENT);
-			pib_resp_reply(qp, q, resp->epsn,
-				       PIB_AETH_SYN(PIB_AETH_NAK,
-						    PIB_NAK_PSN_SEQ));
-		}
-		pib_resp_set_state(qp, PIB_RESP_SEQ_NAK_SENT);
+		pib_resp_seq_nak(qp, q);
 		return;
 	}
 	pib_resp_set_state(qp, PIB_RESP_IN_ORDER);
-	v = pib_resp_execute(qp, pkt, buf, f);
+	v = pib_resp_verdict(qp, pkt, buf, f);
 	switch (v) {
 	case PIB_RESP_OK:
 		pib_resp_done(qp, pkt, f, q);
 		return;
 	case PIB_RESP_DROP:
+		return;
+	case PIB_RESP_NAK_SEQ:
+		pib_resp_seq_nak(qp, q);
 		return;
 	case PIB_RESP_RNR:
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RNR_NAKS_SENT);

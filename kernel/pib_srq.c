@@ -156,7 +156,11 @@ int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 {
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 	unsigned long flags;
+	int err;
 
+	err = pib_inject_verb_fail(to_pib_dev(ibsrq->device), PIB_INJ_MODIFY_SRQ);
+	if (err)
+		return err;
 	if (mask & IB_SRQ_MAX_WR)
 		return pib_refuse(ibsrq->device, -EOPNOTSUPP,
 				  "modify_srq: IB_SRQ_MAX_WR (pib does not resize SRQs)");
@@ -223,8 +227,14 @@ int pib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 {
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 	unsigned long flags;
-	int err = 0;
+	int err;
 
+	err = pib_inject_verb_fail(to_pib_dev(ibsrq->device),
+				   PIB_INJ_POST_SRQ_RECV);
+	if (err) {
+		*bad_wr = wr;
+		return err;
+	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
 		err = pib_recv_wr_put(&srq->ring, srq->max_sge, wr);

@@ -163,9 +163,14 @@ static void pib_get_dev_fw_str(struct ib_device *ibdev, char *str)
 static int pib_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 {
 	struct pib_ucontext *uc = container_of(ibuc, struct pib_ucontext, ibuc);
+	int err;
 
-	pib_obj_add(to_pib_dev(ibuc->device), PIB_OBJ_CTX, &uc->obj, true, NULL);
-	return 0;
+	err = pib_inject_verb_fail(to_pib_dev(ibuc->device),
+				   PIB_INJ_ALLOC_UCONTEXT);
+	if (!err)
+		pib_obj_add(to_pib_dev(ibuc->device), PIB_OBJ_CTX, &uc->obj,
+			    true, NULL);
+	return err;
 }
 
 static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
@@ -303,6 +308,7 @@ static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_RCV_QP_NOT_READY].name = "rcv_qp_not_ready",
 	[PIB_STAT_XMIT_NOT_ACTIVE].name = "xmit_not_active",
 	[PIB_STAT_INJECTED_DROPS].name = "injected_drops",
+	[PIB_STAT_INJECTED_FAULTS].name = "injected_faults",
 };
 
 static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -142,6 +142,11 @@ void pib_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
 {
 }
 
+bool pib_inject_nak(struct pib_qp *qp, u8 opcode, u8 *syn)
+{
+	return false;
+}
+
 static void fuzz_dev_tx_work(struct work_struct *work)
 {
 	fuzz_dev_tx(container_of(work, struct pib_dev, tx_work));

@@ -6,7 +6,8 @@
 # broadcast group through the SA (of MTU 1024: ipoib_partitions), IP runs
 # over it (datagram and connected mode), and rdma_cm resolves IPoIB
 # addresses to pib ports for rping, ucmatose, udaddy, mckey (multicast) and
-# perftest -R.
+# perftest -R. A post_send that error injection fails costs IPoIB one
+# packet.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -30,6 +31,19 @@ expect_match "the neighbour is the other host's IPoIB address" "$(ip neigh show 
 # (PortCountersExtended).
 ping -c 1 -W 2 "10.98.0.$((200 + PIB_HOST))" >/dev/null 2>&1
 barrier pinged
+# A kernel consumer's post_send made to fail once (error injection): IPoIB
+# counts a transmit error and says so in the kernel log.
+if [ "$PIB_HOST" = 1 ]; then
+	tx0=$(cat /sys/class/net/ib0/statistics/tx_errors)
+	check "inject: pibeth0's next post_send fails with ENOBUFS" \
+		sh -c 'echo "verb post_send 105" >/sys/kernel/debug/pib/pibeth0/inject'
+	ping -c 2 -W 5 "$other" >/dev/null 2>&1
+	expect_eq "inject: ib0 counted one transmit error" \
+		"$(cat /sys/class/net/ib0/statistics/tx_errors)" $((tx0 + 1))
+	expect_match "inject: IPoIB logged the failed post_send" "$(dmesg)" \
+		"ib0: post_send failed, error -105"
+	check "ping over ib0 after it" ping -c 2 -W 5 "$other"
+fi
 # What debugfs shows of it: ib0's QP attached to the broadcast group, the
 # switch's MFT with the group's MLID to two ports (this host's and the
 # peer's), its LFT with a port for each host's LID.

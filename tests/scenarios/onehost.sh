@@ -9,8 +9,10 @@
 # packet captures of both devices (pcapng, through debugfs) show the
 # pingpong to tshark as InfiniBand, and a capture still open when its
 # device is deleted ends by itself with everything it had. Then errors are
-# injected through debugfs: a verb that fails once, packets lost and
-# duplicated under a checked pingpong, and QP, CQ and SRQ async errors.
+# injected through debugfs: verbs that fail once; packets lost, duplicated,
+# corrupted, delayed, or only the ACKs lost, and requests answered with an
+# RNR or sequence NAK under a checked pingpong; a remote access NAK that
+# fails both sides; QP, CQ and SRQ async errors.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -133,10 +135,30 @@ res_of() {
 		'{ for (i = 1; i < NF; i++) { if ($i == k) n = $(i + 1); if ($i == "pid" && $(i + 1) == pid) print n } }'
 }
 
+# vcrc_drops: packets eth0's switch dropped for a bad VCRC.
+vcrc_drops() { sed -n 's/^drop_bad_vcrc //p' /sys/kernel/debug/pib/eth0; }
+
+# faulted FAULT: a checked ibv_rc_pingpong from $a to $b runs through
+# FAULT, injected into the server's QP; first notes the counters (l0, v0,
+# t0, r0, s0) the checks after it compare with.
+faulted() {
+	server_up "$b" 18601 "inject-${1%% *}.server" ibv_rc_pingpong -n 100 -c
+	check "inject: $b's QP $qpn: $1" inject "$b" "qp $qpn $1"
+	l0=$(rc_losses "$a" "$b")
+	v0=$(vcrc_drops)
+	t0=$(stat_of "$a" retransmit_timeouts)
+	r0=$(stat_of "$a" rnr_naks_rcvd)
+	s0=$(stat_of "$a" seq_naks_rcvd)
+	check "inject: checked rc_pingpong $a -> $b through $1" \
+		timeout 120 ibv_rc_pingpong -d "$a" -p 18601 -n 100 -c 127.0.0.1
+	wait "$srv"
+	expect_eq "inject: $1: the server's exit status" "$?" 0
+}
+
 # injected A B: errors injected into B (tracefs shows its async events,
 # dynamic debug the dropped packets).
 injected() {
-	local a=$1 b=$2 T l0 l1 n tr cqn srqn fatal_qpn
+	local a=$1 b=$2 T l0 v0 t0 r0 s0 n tr cqn srqn fatal_qpn bad
 	T=$(tracefs)
 	echo >"$T/trace"
 	echo 1 >"$T/events/pib/pib_async_event/enable"
@@ -145,21 +167,49 @@ injected() {
 	check "inject: $b's next create_qp fails with ENOMEM" inject "$b" "verb create_qp 12"
 	expect_match "inject: ibv_rc_pingpong on $b cannot create its QP" \
 		"$(timeout 60 ibv_rc_pingpong -d "$b" -p 18601 2>&1)" "Couldn't create QP"
-	for f in drop dup; do
-		server_up "$b" 18601 "inject-$f.server" ibv_rc_pingpong -n 100 -c
-		check "inject: $b's QP $qpn: $f its next 3 packets" inject "$b" "qp $qpn $f 3"
-		l0=$(rc_losses "$a" "$b")
-		check "inject: checked rc_pingpong $a -> $b through 3 packets ${f}ped" \
-			timeout 120 ibv_rc_pingpong -d "$a" -p 18601 -n 100 -c 127.0.0.1
-		wait "$srv"
-		expect_eq "inject: $f: the server's exit status" "$?" 0
-		l1=$(rc_losses "$a" "$b")
-		[ "$f" = drop ] && check "inject: the lost packets were sent again" test "$l1" -gt "$l0"
-		[ "$f" = drop ] && expect_eq "inject: rdma statistic: $b's injected_drops" \
-			"$(stat_of "$b" injected_drops)" 3
-	done
+	check "inject: $b's next alloc_ucontext fails with EACCES" inject "$b" "verb alloc_ucontext 13"
+	expect_match "inject: ibv_devinfo cannot open $b" \
+		"$(timeout 60 ibv_devinfo -d "$b" 2>&1)" "Failed to open device"
+	check "inject: ibv_devinfo opens $b again" timeout 60 ibv_devinfo -d "$b"
+	faulted "drop 3"
+	check "inject: the lost packets were sent again" test "$(rc_losses "$a" "$b")" -gt "$l0"
+	expect_eq "inject: rdma statistic: $b's injected_drops" "$(stat_of "$b" injected_drops)" 3
+	faulted "dup 3"
+	faulted "corrupt 3"
+	expect_eq "inject: the switch's VCRC check caught each corrupted packet" \
+		"$(vcrc_drops)" $((v0 + 3))
+	check "inject: the corrupted packets were sent again" test "$(rc_losses "$a" "$b")" -gt "$l0"
+	faulted "delay 3 300"
+	expect_eq "inject: rdma statistic: $b's injected_faults (dup, corrupt, delay)" \
+		"$(stat_of "$b" injected_faults)" 9
+	# Only the server's ACKs: the client times out and sends again, the
+	# server answers the duplicate.
+	faulted "drop 2 opcode RC_ACKNOWLEDGE"
+	expect_eq "inject: two ACKs lost" "$(stat_of "$b" injected_drops)" 5
+	check "inject: the client timed out for them" \
+		test "$(stat_of "$a" retransmit_timeouts)" -ge $((t0 + 2))
 	expect_eq "inject: dynamic debug: each dropped packet in the kernel log" \
-		"$(dmesg | grep -cE "$b: packet dropped \(INJECTED\): slid 0x[0-9a-f]+ dlid 0x[0-9a-f]+ lnh 2 opcode 0x[0-9a-f]+ qpn 0x[0-9a-f]+ psn [0-9]+ len [0-9]+$")" 3
+		"$(dmesg | grep -cE "$b: packet dropped \(INJECTED\): slid 0x[0-9a-f]+ dlid 0x[0-9a-f]+ lnh 2 opcode 0x[0-9a-f]+ qpn 0x[0-9a-f]+ psn [0-9]+ len [0-9]+$")" 5
+	n=$(dmesg | sed -n "/injected: qp $qpn drop 2 opcode RC_ACKNOWLEDGE\$/,\$p" |
+		grep -E "$b: packet dropped \(INJECTED\): ")
+	expect_eq "inject: dynamic debug: two dropped since" "$(grep -c . <<<"$n")" 2
+	expect_eq "inject: dynamic debug: both ACKs (opcode 0x11)" "$(grep -c 'opcode 0x11 ' <<<"$n")" 2
+	faulted "nak rnr 2"
+	expect_eq "inject: the client got two RNR NAKs" "$(stat_of "$a" rnr_naks_rcvd)" $((r0 + 2))
+	faulted "nak seq 1 opcode RC_SEND_FIRST"
+	expect_eq "inject: the client got a PSN sequence NAK" "$(stat_of "$a" seq_naks_rcvd)" $((s0 + 1))
+	server_up "$b" 18601 inject-nak.server ibv_rc_pingpong -n 10
+	for bad in "delay 3 0" "delay 3 10001" "drop 1 opcode NO_SUCH_OP" "drop 1 opcode 0xff" \
+		"nak maybe 1" "nak rnr 0" "dup 1 opcode RC_SEND_ONLY x" "drop -1"; do
+		check_fails "inject: qp $qpn $bad" "Invalid argument" inject "$b" "qp $qpn $bad"
+	done
+	check "inject: $b's QP $qpn: nak access 1" inject "$b" "qp $qpn nak access 1"
+	timeout 60 ibv_rc_pingpong -d "$a" -p 18601 -n 10 127.0.0.1 >"$PIB_RESULTS/inject-nak.client" 2>&1
+	check "inject: the client fails" test "$?" != 0
+	wait "$srv"
+	check "inject: so does the server" test "$?" != 0
+	expect_match "inject: the client's WQE failed with a remote access error" \
+		"$(cat "$PIB_RESULTS/inject-nak.client")" "remote access error"
 	server_up "$b" 18602 inject-fatal.server ibv_rc_pingpong
 	fatal_qpn=$((qpn))
 	check "inject: $b's QP $qpn fatal" inject "$b" "qp $qpn fatal"
@@ -190,7 +240,7 @@ injected() {
 	check_fails "inject: no errno" "Invalid argument" inject "$b" "verb create_qp 0"
 	check_fails "inject: a command too long" "Invalid argument" inject "$b" "$(printf 'x%.0s' {1..80})"
 	n=$(dmesg | grep -c "pib: $b: injected: ")
-	expect_eq "inject: each injection logged once" "$n" 6
+	expect_eq "inject: each injection logged once" "$n" 13
 	refused "$a" "$b"
 	echo 'module pib -p' >/sys/kernel/debug/dynamic_debug/control
 }

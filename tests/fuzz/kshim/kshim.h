@@ -488,6 +488,7 @@ struct sk_buff {
 	struct sk_buff *next, *prev;
 	unsigned char *head, *data;
 	unsigned int len, end;
+	char cb[48] __attribute__((aligned(8)));
 };
 
 struct sk_buff_head {
