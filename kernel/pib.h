@@ -208,6 +208,27 @@ struct pib_dev_inject {
 	bool armed;
 };
 
+/* A device's strict mode (pib_strict.c). */
+enum pib_strict_mode {
+	PIB_STRICT_OFF,		/* nothing checked */
+	PIB_STRICT_WARN,	/* mistakes reported */
+	PIB_STRICT_ERROR,	/* reported, and errors where the IBA allows */
+	PIB_STRICT_NUM_MODES
+};
+
+/* The mistakes strict mode looks for: bits of pib_qp.strict_seen. */
+enum pib_strict_check {
+	PIB_STRICT_UNSIGNALED,	/* unsignaled sends until the SQ wraps */
+	PIB_STRICT_CQ_SIZE,	/* a CQ smaller than the queues feeding it */
+	PIB_STRICT_RECV_LEN,	/* a message longer than its receive WQE */
+	PIB_STRICT_MR_BUSY,	/* an MR deregistered under posted work */
+	PIB_STRICT_RKEY_INVALID, /* an R_Key used after invalidation */
+	PIB_STRICT_ATOMIC_ALIGN, /* an atomic on an unaligned address */
+	PIB_STRICT_MODIFY_ATTRS, /* modify_qp attributes out of the IBA's table */
+	PIB_STRICT_RD_ATOMIC,	/* READs beyond the responder's resources */
+	PIB_STRICT_NUM_CHECKS
+};
+
 /* Why an RC requester retransmits (tracepoint pib_retransmit). */
 enum pib_retry_cause {
 	PIB_RETRY_TIMEOUT,	/* the ACK timer fired */
@@ -241,6 +262,7 @@ enum pib_stat {
 	PIB_STAT_XMIT_NOT_ACTIVE,	/* not sent: the port not ACTIVE */
 	PIB_STAT_INJECTED_DROPS,	/* dropped by an injected fault */
 	PIB_STAT_INJECTED_FAULTS,	/* duplicated, corrupted, delayed, NAK'd */
+	PIB_STAT_STRICT_REPORTS,	/* mistakes strict mode reported */
 	PIB_NUM_STATS
 };
 
@@ -498,6 +520,7 @@ struct pib_obj_entry {
  * @ncaptures: how many
  * @capture_closed: the device is going: no new capture
  * @inject: faults injected into the device (pib_inject.c)
+ * @strict: strict mode (enum pib_strict_mode, pib_strict.c)
  * @objs_lock: protects @objs
  * @objs: by enum pib_obj, the objects debugfs lists (struct pib_obj_entry)
  */
@@ -535,6 +558,7 @@ struct pib_dev {
 	unsigned int ncaptures;
 	bool capture_closed;
 	struct pib_dev_inject inject;
+	u8 strict;
 	spinlock_t objs_lock;	/* @objs */
 	struct list_head objs[PIB_NUM_OBJS];
 };
@@ -682,6 +706,7 @@ enum pib_cq_notify {
  * @overflowed: a completion was lost; the CQ is in error
  * @fire_pending: the completion handler is to be called
  * @overflow_pending: IB_EVENT_CQ_ERR is to be raised
+ * @fed: WQEs the queues that complete into it may hold (pib_strict.c)
  * @obj: its debugfs entry
  */
 struct pib_cq {
@@ -693,6 +718,7 @@ struct pib_cq {
 	bool overflowed;
 	bool fire_pending;
 	bool overflow_pending;
+	u64 fed;
 	struct pib_obj_entry obj;
 };
 
@@ -951,6 +977,10 @@ struct pib_resp {
  * @inject_delay_ms: how long PIB_INJ_DELAY holds a packet back
  * @inject_nak: the AETH syndrome PIB_INJ_NAK answers with
  * @owner: who created it (debugfs)
+ * @sq_wr: the send WQEs it asked for at create_qp
+ * @rq_wr: the receive WQEs it asked for at create_qp (0 with an SRQ)
+ * @strict_seen: by enum pib_strict_check, mistakes reported already
+ * @strict_unsignaled: unsignaled sends fetched since the last signaled one
  * @run_flags: PIB_QP_RUNNING while a task sends for the QP (pib_qp_run()),
  *	PIB_QP_AGAIN when it must go round once more
  */
@@ -986,6 +1016,10 @@ struct pib_qp {
 	u32 inject_delay_ms;
 	u8 inject_nak;
 	struct pib_owner owner;
+	u32 sq_wr;
+	u32 rq_wr;
+	unsigned long strict_seen;
+	u32 strict_unsignaled;
 };
 
 /* pib_qp.run_flags */
@@ -1216,6 +1250,26 @@ static inline void pib_qp_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
 		pib_inject_tx(qp, q);
 }
 
+/* pib_strict.c: strict mode */
+static inline enum pib_strict_mode pib_strict(struct pib_dev *dev)
+{
+	return READ_ONCE(dev->strict);
+}
+
+void pib_strict_dev_add(struct pib_dev *dev);
+__printf(3, 4)
+void pib_strict_report(struct pib_qp *qp, enum pib_strict_check check,
+		       const char *fmt, ...);
+void pib_strict_cq_feed(struct pib_qp *qp, bool add);
+int pib_strict_create_qp(struct pib_dev *dev,
+			 const struct ib_qp_init_attr *init);
+void pib_strict_wqe(struct pib_qp *qp, const struct pib_send_wqe *wqe);
+bool pib_strict_holds_sq(struct pib_qp *qp);
+void pib_strict_recv_len(struct pib_qp *qp, u64 room, bool ud, u32 len);
+void pib_strict_mr_busy(struct pib_dev *dev, struct pib_mr *mr);
+void pib_strict_rkey(struct pib_qp *qp, u32 rkey);
+bool pib_strict_rd_atomic(struct pib_qp *qp, bool dup);
+
 /* pib_capture.c: packet capture in pcapng, through debugfs */
 void pib_capture_dev_add(struct pib_dev *dev, struct dentry *parent);
 void pib_capture_dev_remove(struct pib_dev *dev);
@@ -1282,6 +1336,7 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key);
+bool pib_mr_key_invalidated(struct pib_dev *dev, u32 key);
 void pib_mr_put(struct pib_mr *mr);
 int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
 		 u32 len, int access);

@@ -34,8 +34,11 @@ static struct pib_swqe *pib_sq_st(struct pib_qp *qp, u32 idx)
 	return &qp->sq.st[idx & (qp->sq.ring.num - 1)];
 }
 
-/* Post the completion of a send WQE, if it asked for one or failed. */
-static void pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
+/*
+ * Post the completion of a send WQE, if it asked for one or failed.
+ * Return: whether it did.
+ */
+static bool pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
 		       struct pib_swqe *st, enum ib_wc_status status)
 {
 	struct pib_cqe cqe = {
@@ -47,10 +50,11 @@ static void pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
 
 	if (status == IB_WC_SUCCESS && !qp->sig_all &&
 	    !(wqe->send_flags & PIB_SEND_SIGNALED))
-		return;
+		return false;
 	if (pib_wqe_has_response(wqe))
 		cqe.byte_len = st->len;
 	pib_cq_push(to_pib_cq(qp->ibqp.send_cq), &cqe, qp, false);
+	return true;
 }
 
 /**
@@ -64,8 +68,15 @@ void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status)
 	u32 cons = sq->ring.cons;
 	struct pib_send_wqe *wqe = pib_sq_wqe(qp, cons);
 
-	pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status);
-	pib_ring_consume(&sq->ring);
+	/*
+	 * Strict error mode frees the slot of an unsignaled send with the
+	 * next completion, as HCAs do: until then the provider sees it used.
+	 */
+	if (pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status) ||
+	    !pib_strict_holds_sq(qp))
+		pib_ring_consume(&sq->ring);
+	else
+		sq->ring.cons++;
 	if (qp->req.cur == cons) {
 		qp->req.cur++;
 		qp->req.offset = 0;

@@ -335,6 +335,7 @@ static bool pib_dev_go_live(struct pib_dev *dev, bool *gone)
 		pib_capture_dev_add(dev, pib_debugfs_root());
 		if (dev->debugfs) {
 			pib_inject_dev_add(dev);
+			pib_strict_dev_add(dev);
 			pib_debugfs_dev_add(dev);
 		}
 		pib_switch_attach(dev->sw, dev);

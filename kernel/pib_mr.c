@@ -283,8 +283,12 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  */
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
-	trace_pib_mr_dereg(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
-	pib_mr_free(to_pib_dev(ibmr->device), to_pib_mr(ibmr));
+	struct pib_dev *dev = to_pib_dev(ibmr->device);
+
+	trace_pib_mr_dereg(dev, to_pib_mr(ibmr));
+	if (unlikely(pib_strict(dev)))
+		pib_strict_mr_busy(dev, to_pib_mr(ibmr));
+	pib_mr_free(dev, to_pib_mr(ibmr));
 	return 0;
 }
 
@@ -308,6 +312,27 @@ struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key)
 		mr = NULL;
 	rcu_read_unlock();
 	return mr;
+}
+
+/**
+ * pib_mr_key_invalidated() - is @key a fast-register MR's, invalidated?
+ * @dev: the device
+ * @key: an L_Key or R_Key that pib_mr_get() did not take
+ *
+ * Return: true if the key is the current one of a fast-register MR that
+ * LOCAL_INV or SEND_WITH_INV invalidated (and no REG_MR made valid again).
+ */
+bool pib_mr_key_invalidated(struct pib_dev *dev, u32 key)
+{
+	struct pib_mr *mr;
+	bool inv;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mrs, key >> PIB_MR_KEY_SHIFT);
+	inv = mr && mr->type == PIB_MR_FAST && READ_ONCE(mr->key) == key &&
+	      !READ_ONCE(mr->valid);
+	rcu_read_unlock();
+	return inv;
 }
 
 /**

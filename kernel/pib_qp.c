@@ -226,6 +226,8 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_QP) ?:
 	      pib_check_qp_init(&dev->ibdev, init, udata);
+	if (!err && unlikely(pib_strict(dev)))
+		err = pib_strict_create_qp(dev, init);
 	if (err)
 		return err;
 	err = pib_res_get(&dev->ibdev, &dev->qp_count, PIB_MAX_QP, "QPs");
@@ -242,6 +244,8 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->srq = init->srq ? to_pib_srq(init->srq) : NULL;
 	qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu));
 	qp->max_rd_atomic = 1;
+	qp->sq_wr = init->cap.max_send_wr;
+	qp->rq_wr = init->srq ? 0 : init->cap.max_recv_wr;
 	err = pib_qp_alloc_sq(qp, &init->cap, udata);
 	if (!err)
 		err = pib_qp_alloc_rq(qp, init, udata);
@@ -255,6 +259,7 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		pib_qp_unnumber(dev, qp);
 		goto fail;
 	}
+	pib_strict_cq_feed(qp, true);
 	pib_qp_publish(dev, qp);
 	trace_pib_qp_create(qp);
 	return 0;
@@ -289,6 +294,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	timer_delete_sync(&qp->req.timer);
 	cancel_work_sync(&qp->work);
 	pib_qp_free_queues(qp);
+	pib_strict_cq_feed(qp, false);
 	atomic_dec(&dev->qp_count);
 	return 0;
 }
@@ -620,6 +626,11 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			   "modify_qp: QP 0x%x: %s -> %s with attr_mask 0x%x: no such transition, or not the attributes it must have",
 			   ibqp->qp_num, pib_qp_state_name(cur),
 			   pib_qp_state_name(new), mask);
+		if (pib_strict(to_pib_dev(ibqp->device)))
+			pib_strict_report(qp, PIB_STRICT_MODIFY_ATTRS,
+					  "modify_qp %s -> %s with attr_mask 0x%x: no such transition, or attributes the IBA does not allow in it or misses ones it needs (-EINVAL)",
+					  pib_qp_state_name(cur),
+					  pib_qp_state_name(new), mask);
 		goto out;
 	}
 	err = pib_qp_check_attrs(qp, attr, mask);

@@ -300,6 +300,8 @@ static bool pib_req_fetch(struct pib_qp *qp)
 	memset(st, 0, sizeof(*st));
 	sq->fetched++;
 	ok = pib_wqe_ok(qp, wqe, st);
+	if (unlikely(pib_strict(to_pib_dev(qp->ibqp.device))))
+		pib_strict_wqe(qp, wqe);
 	trace_pib_wqe_fetch(qp, sq->fetched - 1, wqe, st->len, ok);
 	if (!ok) {
 		pib_sq_complete_error(qp, IB_WC_LOC_QP_OP_ERR);

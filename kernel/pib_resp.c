@@ -109,6 +109,26 @@ static struct pib_rd_res *pib_resp_new_res(struct pib_qp *qp,
 	return res;
 }
 
+/*
+ * Every responder resource holds a READ or atomic not yet answered in
+ * full: a new one would take the oldest's place.
+ */
+static bool pib_resp_res_busy(struct pib_qp *qp)
+{
+	return qp->resp.res_head - qp->resp.res_tail >= qp->resp.num_res;
+}
+
+/* Bytes a receive WQE's SGEs hold (a process's lengths: no u32 sum). */
+static u64 pib_recv_wqe_room(const struct pib_recv_wqe *wqe)
+{
+	u64 room = 0;
+	u32 i;
+
+	for (i = 0; i < wqe->num_sge; i++)
+		room += wqe->sge[i].length;
+	return room;
+}
+
 /* The receive WQE of a message: the one in hand, or the next posted. */
 static bool pib_resp_get_wqe(struct pib_qp *qp)
 {
@@ -172,6 +192,8 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 			   pkt->payload_len, true);
 	if (err) {
 		status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
+		if (status == IB_WC_LOC_LEN_ERR && unlikely(pib_strict(dev)))
+			pib_strict_recv_len(qp, pib_recv_wqe_room(wqe), false, 0);
 		pib_resp_complete(qp, pkt, buf, status, f);
 		return err == -EMSGSIZE ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_OP;
 	}
@@ -222,8 +244,11 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 	}
 	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, resp->va,
 			     (void *)(buf + pkt->payload_off), n,
-			     IB_ACCESS_REMOTE_WRITE, true))
+			     IB_ACCESS_REMOTE_WRITE, true)) {
+		if (unlikely(pib_strict(dev)))
+			pib_strict_rkey(qp, resp->rkey);
 		return PIB_RESP_NAK_ACCESS;
+	}
 	resp->va += n;
 	resp->remaining -= n;
 	resp->offset += n;
@@ -251,8 +276,13 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 	if (len > PIB_MAX_MSG)
 		return PIB_RESP_NAK_INVALID;
 	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, va, len,
-				IB_ACCESS_REMOTE_READ))
+				IB_ACCESS_REMOTE_READ)) {
+		if (unlikely(pib_strict(dev)))
+			pib_strict_rkey(qp, rkey);
 		return PIB_RESP_NAK_ACCESS;
+	}
+	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
+		return PIB_RESP_NAK_INVALID;
 	res = pib_resp_new_res(qp, pkt,
 			       max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1));
 	res->va = va;
@@ -275,9 +305,13 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 
 	if (!(qp->access & IB_ACCESS_REMOTE_ATOMIC))
 		return PIB_RESP_NAK_ACCESS;
+	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
+		return PIB_RESP_NAK_INVALID;
 	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_atmeth_rkey(eth),
 			    pib_atmeth_va(eth), cas, cas ? cmp : swap_add,
 			    swap_add, &orig);
+	if (err == -EACCES && unlikely(pib_strict(dev)))
+		pib_strict_rkey(qp, pib_atmeth_rkey(eth));
 	if (err)
 		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
 	pib_resp_new_res(qp, pkt, 1)->orig = orig;
@@ -353,6 +387,11 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	}
 	res = pib_resp_find_res(qp, pkt->bth.psn, &idx);
+	if (!res && pib_strict_rd_atomic(qp, true)) {
+		pib_resp_ack(qp, q, pkt->bth.psn, PIB_RESP_NAK_INVALID, NULL);
+		pib_qp_error(qp);
+		return;
+	}
 	if (!res || res->opcode != pkt->bth.opcode)
 		return;
 	if (f & PIB_OPF_READ) {
@@ -600,14 +639,14 @@ static int pib_resp_ud_scatter(struct pib_qp *qp, const struct pib_pkt *pkt,
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	struct pib_recv_wqe *wqe = qp->resp.wqe;
-	u64 room = 0;	/* the process's SGE lengths: no u32 sum of them */
+	u64 room = pib_recv_wqe_room(wqe);
 	int err = 0;
-	u32 i;
 
-	for (i = 0; i < wqe->num_sge; i++)
-		room += wqe->sge[i].length;
-	if (room < PIB_UD_GRH_ROOM + pkt->payload_len)
+	if (room < PIB_UD_GRH_ROOM + pkt->payload_len) {
+		if (unlikely(pib_strict(dev)))
+			pib_strict_recv_len(qp, room, true, pkt->payload_len);
 		return -EMSGSIZE;
+	}
 	if (pkt->lrh.lnh == PIB_LNH_IBA_GLOBAL)
 		err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge, 0,
 				   (void *)(buf + PIB_LRH_LEN), PIB_GRH_LEN,

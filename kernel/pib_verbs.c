@@ -309,6 +309,7 @@ static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_XMIT_NOT_ACTIVE].name = "xmit_not_active",
 	[PIB_STAT_INJECTED_DROPS].name = "injected_drops",
 	[PIB_STAT_INJECTED_FAULTS].name = "injected_faults",
+	[PIB_STAT_STRICT_REPORTS].name = "strict_reports",
 };
 
 static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -12,7 +12,7 @@
  * The tests run while the module loads; it holds nothing once loaded.
  *
  * Tests: reg-tail, inv-tail, local-behind-rnr, srq-reset, inline-overflow,
- * cq-overflow.
+ * cq-overflow, stale-rkey, atomic-unaligned.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -494,6 +494,97 @@ out:
 	pib_ktest_put_pair(t);
 }
 
+/* The next completion of @cq is @wr_id's, with @status. */
+static void pib_ktest_expect_status(struct pib_ktest *t, struct ib_cq *cq,
+				    const char *what, u64 wr_id,
+				    enum ib_wc_status status)
+{
+	struct ib_wc wc;
+
+	if (!pib_ktest_poll(cq, &wc, PIB_KTEST_WAIT_MS)) {
+		pib_ktest_check(t, false, "%s: no completion", what);
+		return;
+	}
+	pib_ktest_check(t, wc.wr_id == wr_id && wc.status == status,
+			"%s: completion of WR %llu (want %llu), status %s (want %s)",
+			what, wc.wr_id, wr_id, ib_wc_status_msg(wc.status),
+			ib_wc_status_msg(status));
+}
+
+/*
+ * An R_Key that LOCAL_INV invalidated: B's RDMA WRITE to it fails with a
+ * remote access error (strict mode reports it: rkey-invalidated).
+ */
+static void pib_ktest_stale_rkey(struct pib_ktest *t)
+{
+	const char *what = "RDMA WRITE to an invalidated R_Key";
+	struct ib_sge sge = {
+		.addr = (uintptr_t)t->buf,
+		.length = 64,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 3,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+	};
+	struct scatterlist sg;
+	struct ib_mr *mr;
+
+	if (pib_ktest_get_pair(t))
+		return;
+	mr = pib_ktest_fast_mr(t, &sg);
+	if (IS_ERR(mr)) {
+		pib_ktest_check(t, false, "%s: a fast-register MR: %ld", what,
+				PTR_ERR(mr));
+		goto out;
+	}
+	pib_ktest_check(t, !pib_ktest_post_reg(t, mr, 1), "%s: post REG_MR", what);
+	pib_ktest_expect(t, what, 1, IB_WC_REG_MR);
+	pib_ktest_check(t, !pib_ktest_post_inv(t, mr->rkey, 2),
+			"%s: post LOCAL_INV", what);
+	pib_ktest_expect(t, what, 2, IB_WC_LOCAL_INV);
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	pib_ktest_check(t, !ib_post_send(t->b, &wr.wr, NULL), "%s: post", what);
+	pib_ktest_expect_status(t, t->bcq, what, 3, IB_WC_REM_ACCESS_ERR);
+	ib_dereg_mr(mr);
+out:
+	pib_ktest_put_pair(t);
+}
+
+/* An atomic at an address not 8-byte aligned fails at the requester. */
+static void pib_ktest_atomic_unaligned(struct pib_ktest *t)
+{
+	const char *what = "fetch-and-add at an unaligned address";
+	struct ib_sge sge = {
+		.addr = (uintptr_t)t->buf,
+		.length = 8,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_atomic_wr wr = {
+		.wr = {
+			.wr_id = 1,
+			.opcode = IB_WR_ATOMIC_FETCH_AND_ADD,
+			.send_flags = IB_SEND_SIGNALED,
+			.sg_list = &sge,
+			.num_sge = 1,
+		},
+		.remote_addr = (uintptr_t)t->buf + PAGE_SIZE / 2 + 4,
+		.compare_add = 1,
+	};
+
+	if (pib_ktest_get_pair(t))
+		return;
+	pib_ktest_check(t, !ib_post_send(t->a, &wr.wr, NULL), "%s: post", what);
+	pib_ktest_expect_status(t, t->cq, what, 1, IB_WC_LOC_QP_OP_ERR);
+	pib_ktest_put_pair(t);
+}
+
 /* An inline SEND whose SGE lengths add up past 2^32 is refused. */
 static void pib_ktest_inline_overflow(struct pib_ktest *t)
 {
@@ -547,6 +638,10 @@ static void pib_ktest_run(struct pib_ktest *t)
 		pib_ktest_inline_overflow(t);
 	if (pib_ktest_wanted("cq-overflow"))
 		pib_ktest_cq_overflow(t);
+	if (pib_ktest_wanted("stale-rkey"))
+		pib_ktest_stale_rkey(t);
+	if (pib_ktest_wanted("atomic-unaligned"))
+		pib_ktest_atomic_unaligned(t);
 }
 
 static struct ib_device *pib_ktest_found;

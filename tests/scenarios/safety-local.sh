@@ -19,7 +19,9 @@
 #    RC send queue and behind RNR-NAKed SENDs complete once, in order; a
 #    kernel QP on an SRQ goes to RESET; an inline WR whose lengths overflow
 #    is refused; a CQ given more completions than it holds keeps the first
-#    ones in order and the kernel log says it overflowed.
+#    ones in order and the kernel log says it overflowed; an RDMA WRITE to
+#    an invalidated R_Key and an unaligned atomic fail, and strict mode
+#    reports both.
 # Two CPUs: the races need a second thread running while the kernel works.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
@@ -78,13 +80,20 @@ expect_eq "512 MiB of rings in a 128 MiB cgroup: ENOMEM, not more" $st 0
 expect_eq "the OOM killer stayed away" \
 	"$(sed -n 's/^oom_kill //p' $cg/pib-abuse/memory.events)" 0
 
-# The kernel consumer's checks.
+# The kernel consumer's checks, in strict mode (warn): it reports the
+# stale R_Key and the unaligned atomic.
 st=0
+check "strict mode warn" sh -c "echo warn >/sys/kernel/debug/pib/$dev/strict"
 insmod "$PIB_BUILD/kmod/$(uname -r)/pib_ktest.ko" dev=$dev || st=$?
 dmesg | grep 'pib_ktest:' | sed 's/^\[[^]]*\] //'
-expect_eq "pib_ktest: local WQEs, SRQ reset, inline overflow, CQ overflow" $st 0
+expect_eq "pib_ktest: local WQEs, SRQ reset, inline overflow, CQ overflow, stale rkey, unaligned atomic" $st 0
 expect_match "the CQ's overflow is in the kernel log" "$(dmesg)" \
 	"pib: $dev: a CQ of [0-9]+ entries overflowed"
+expect_match "strict: the invalidated R_Key reported" "$(dmesg)" \
+	"pib: $dev: strict: pib_ktest\[0\]: QP 0x[0-9a-f]+: R_Key 0x[0-9a-f]+ used after its MR was invalidated .* \(rkey-invalidated\)$"
+expect_match "strict: the unaligned atomic reported" "$(dmesg)" \
+	"pib: $dev: strict: pib_ktest\[0\]: QP 0x[0-9a-f]+: an atomic on address 0x[0-9a-f]*[4c], not 8-byte aligned: .* \(atomic-unaligned\)$"
+echo off >"/sys/kernel/debug/pib/$dev/strict"
 [ $st = 0 ] && rmmod pib_ktest
 
 check "rdma link delete $dev" rdma link delete $dev

@@ -63,6 +63,7 @@ typedef unsigned int gfp_t;
 #define __must_check
 #define __packed		__attribute__((packed))
 #define __aligned(x)		__attribute__((aligned(x)))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define __stringify_1(x)	#x
