@@ -6,6 +6,7 @@
 #define PIB_H
 
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -364,7 +365,8 @@ struct pib_sw_port {
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
- * @sk: UDP socket on pib's port, bound to @ndev
+ * @sk: UDP sockets on pib's port, bound to @ndev, by enum pib_ip_family
+ *	(@sk[PIB_IP6] is NULL where the kernel has IPv6 disabled)
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
  * @hello_work: periodic hello and peer aging
@@ -374,6 +376,8 @@ struct pib_sw_port {
  * @hellos_tx: hellos sent
  * @hellos_rx: hellos received
  * @bad_hellos: raw packets that were not hellos
+ * @hellos_no_addr: hellos over a family the netdev has no address of,
+ *	which the switch could not answer, so ignored
  * @ports: port states, port 0 the switch's own
  * @lid: port 0's LID
  * @lmc: port 0's LMC
@@ -409,7 +413,7 @@ struct pib_switch {
 	struct list_head list;
 	struct net_device *ndev;
 	unsigned int users;
-	struct sock *sk;
+	struct sock *sk[PIB_IP_FAMILIES];
 	bool dying;
 	u64 guid;
 	struct delayed_work hello_work;
@@ -443,6 +447,7 @@ struct pib_switch {
 	atomic64_t hellos_tx;
 	atomic64_t hellos_rx;
 	atomic64_t bad_hellos;
+	atomic64_t hellos_no_addr;
 	struct pib_dev __rcu *hca[PIB_MAX_DEVS_PER_NETDEV];
 	atomic64_t unrouted;
 	atomic64_t dr_discards;
@@ -1181,9 +1186,9 @@ struct pib_switch *pib_switch_get(struct net_device *ndev);
 void pib_switch_put(struct pib_switch *sw);
 void pib_net_init(void);
 void pib_net_exit(void);
-void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, u8 ttl, gfp_t gfp);
-void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
+void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
+		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp);
+void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl);
 
 /*
@@ -1198,7 +1203,7 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
 #define PIB_TTL_HERE		255
 
 /**
- * pib_tx_headroom() - room for the link, IPv4 and UDP headers
+ * pib_tx_headroom() - room for the link, IP and UDP headers
  * @ndev: the netdev that carries the packet
  *
  * Packets are built behind this much headroom, so that they can leave
@@ -1208,7 +1213,7 @@ void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
  */
 static inline unsigned int pib_tx_headroom(const struct net_device *ndev)
 {
-	return LL_RESERVED_SPACE(ndev) + sizeof(struct iphdr) +
+	return LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 	       sizeof(struct udphdr);
 }
 

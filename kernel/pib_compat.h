@@ -68,15 +68,20 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 
 /*
  * 6.17 gave udp_tunnel_xmit_skb() an ipcb_flags argument, the IPCB
- * flags of the packet it sends. Before, iptunnel_xmit() always cleared
- * them, so 0 is the old behaviour; the tunnels that need none (geneve,
- * bareudp, wireguard, tipc) pass 0, and so does pib.
+ * flags of the packet it sends, and udp_tunnel6_xmit_skb() the same as
+ * ip6cb_flags. Before, iptunnel_xmit() and ip6tunnel_xmit() always
+ * cleared them, so 0 is the old behaviour; the tunnels that need none
+ * (geneve, bareudp, wireguard, tipc) pass 0, and so does pib.
  */
 #if PIB_LINUX_BEFORE(6, 17, 0)
 #define udp_tunnel_xmit_skb(rt, sk, skb, src, dst, tos, ttl, df, sport,	\
 			    dport, xnet, nocheck, ipcb_flags)		\
 	udp_tunnel_xmit_skb(rt, sk, skb, src, dst, tos, ttl, df, sport,	\
 			    dport, xnet, nocheck)
+#define udp_tunnel6_xmit_skb(dst, sk, skb, dev, saddr, daddr, prio, ttl, \
+			     label, sport, dport, nocheck, ip6cb_flags)	\
+	udp_tunnel6_xmit_skb(dst, sk, skb, dev, saddr, daddr, prio, ttl, \
+			     label, sport, dport, nocheck)
 #endif
 
 /*

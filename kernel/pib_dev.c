@@ -196,7 +196,7 @@ static int pib_check_netdev(struct net_device *ndev)
 	if (!pib_ib_mtu_for_netdev(ndev->mtu)) {
 		pr_info_ratelimited("MTU %u of %s is below %u\n", ndev->mtu,
 				    ndev->name, pib_ib_mtu_bytes(IB_MTU_256) +
-				    PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD);
+				    PIB_IB_MAX_FRAMING + PIB_UDP_IP_OVERHEAD);
 		return -EINVAL;
 	}
 	return 0;

@@ -27,8 +27,12 @@
 /* Largest number of pib devices on one netdev (index 0 .. max - 1). */
 #define PIB_MAX_DEVS_PER_NETDEV	64
 
-/* IPv4 and UDP headers in front of every IB packet on the LAN. */
-#define PIB_UDP_IPV4_OVERHEAD	(20 + 8)
+/*
+ * IP and UDP headers in front of every IB packet on the LAN: those of
+ * IPv6, the larger, so that a port's MTU does not depend on which family
+ * carries its packets to which peer (IPv4's are 20 + 8).
+ */
+#define PIB_UDP_IP_OVERHEAD	(40 + 8)
 
 /*
  * Worst-case IB framing around a payload: LRH (8) + GRH (40) + BTH (12) +
@@ -66,7 +70,7 @@ static inline enum ib_mtu pib_ib_mtu_for_netdev(unsigned int ndev_mtu)
 
 	for (mtu = IB_MTU_4096; mtu >= IB_MTU_256; mtu--)
 		if (ndev_mtu >= pib_ib_mtu_bytes(mtu) + PIB_IB_MAX_FRAMING +
-				PIB_UDP_IPV4_OVERHEAD)
+				PIB_UDP_IP_OVERHEAD)
 			return mtu;
 	return 0;
 }

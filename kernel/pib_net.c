@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Net glue: one virtual switch per netdev that carries pib devices, with a
- * UDP socket on pib's port bound to that netdev. Received datagrams are
- * checked as IB packets; hellos from other hosts make them peers of the
- * switch (a peer that falls silent loses its link), and IB packets from a
- * peer enter the switch through that peer's port (pib_switch.c).
+ * Net glue: one virtual switch per netdev that carries pib devices, with
+ * UDP sockets on pib's port bound to that netdev, one for IPv4 and one for
+ * IPv6. Received datagrams are checked as IB packets; hellos from other
+ * hosts make them peers of the switch (a peer that falls silent loses its
+ * link), and IB packets from a peer enter the switch through that peer's
+ * port (pib_switch.c). Hellos go to the LAN's IPv4 broadcast address and
+ * to IPv6's link-local all-nodes group, so that hosts find each other on
+ * IPv4, dual-stack and IPv6-only LANs alike; each peer's packets go over
+ * the family its link came up with (pib_peer.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,6 +16,8 @@
 #include <linux/inet.h>
 #include <linux/inetdevice.h>
 #include <linux/seq_file.h>
+#include <net/addrconf.h>
+#include <net/ip6_route.h>
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
@@ -28,16 +34,54 @@ static u64 pib_now_ms(void)
 	return jiffies64_to_msecs(get_jiffies_64());
 }
 
+/* Is @addr one of @ndev's IPv4 addresses (any of them, for 0)? */
+static bool pib_ndev_has_ip4(struct net_device *ndev, __be32 addr)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	bool found = false;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (!addr || ifa->ifa_local == addr) {
+				found = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/*
+ * PIB_IP_BIT() of the families the switch can send over: IPv4 while its
+ * netdev has an IPv4 address (else the stack would send from another
+ * netdev's, which the peers do not know), IPv6 while it has its socket
+ * (a link-local address is always there, and hellos come from one).
+ */
+static unsigned int pib_switch_families(struct pib_switch *sw)
+{
+	return (pib_ndev_has_ip4(sw->ndev, 0) ? PIB_IP_BIT(PIB_IP4) : 0) |
+	       (sw->sk[PIB_IP6] ? PIB_IP_BIT(PIB_IP6) : 0);
+}
+
 /*
  * @addr said hello as @h: the peer table decides what that is worth
- * (pib_peer.h); a link that came up is tracked.
+ * (pib_peer.h); a link that came up is tracked. A hello over a family the
+ * switch cannot send over binds nothing: the peer could not be answered.
  */
-static void pib_switch_heard(struct pib_switch *sw, __be32 addr,
+static void pib_switch_heard(struct pib_switch *sw, const struct pib_ip *addr,
 			     const struct pib_hello *h)
 {
 	enum pib_hello_verdict v;
 	int slot;
 
+	if (!(pib_switch_families(sw) & PIB_IP_BIT(pib_ip_family(addr)))) {
+		atomic64_inc(&sw->hellos_no_addr);
+		return;
+	}
 	spin_lock_bh(&sw->lock);
 	v = pib_peers_heard(&sw->peers, h->switch_guid, addr, pib_now_ms(),
 			    &slot);
@@ -50,10 +94,10 @@ static void pib_switch_heard(struct pib_switch *sw, __be32 addr,
  * An IB packet from a peer enters the switch through that peer's port,
  * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE).
  */
-static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
+static void pib_switch_from_peer(struct pib_switch *sw,
+				 const struct pib_ip *saddr, u8 ttl,
 				 struct sk_buff *skb)
 {
-	u8 ttl = ip_hdr(skb)->ttl;
 	int slot;
 
 	spin_lock_bh(&sw->lock);
@@ -67,15 +111,36 @@ static void pib_switch_from_peer(struct pib_switch *sw, __be32 saddr,
 			 ttl ? ttl - 1 : 0);
 }
 
+/*
+ * A datagram's source address and TTL (IPv4) or hop limit (IPv6); false
+ * for an IPv6 source in IPv4's mapped range, which only IPv4 may speak for.
+ */
+static bool pib_skb_source(const struct sock *sk, const struct sk_buff *skb,
+			   struct pib_ip *saddr, u8 *ttl)
+{
+	const struct ipv6hdr *ip6h;
+
+	if (sk->sk_family == AF_INET) {
+		*saddr = pib_ip4(ip_hdr(skb)->saddr);
+		*ttl = ip_hdr(skb)->ttl;
+		return true;
+	}
+	ip6h = ipv6_hdr(skb);
+	memcpy(saddr->b, &ip6h->saddr, sizeof(saddr->b));
+	*ttl = ip6h->hop_limit;
+	return pib_ip_family(saddr) == PIB_IP6;
+}
+
 static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct pib_switch *sw = rcu_dereference_sk_user_data(sk);
-	__be32 saddr = ip_hdr(skb)->saddr;
 	enum pib_pkt_err err;
+	struct pib_ip saddr;
 	struct pib_hello h;
 	struct pib_pkt pkt;
+	u8 ttl;
 
-	if (!sw)
+	if (!sw || !pib_skb_source(sk, skb, &saddr, &ttl))
 		goto out;
 	/* Too long for any IB packet: dropped before it is made linear. */
 	if (skb->len > sizeof(struct udphdr) + PIB_MAX_PKT_LEN) {
@@ -93,7 +158,7 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 		goto out;
 	}
 	if (pkt.lrh.lnh != PIB_LNH_RAW) {
-		pib_switch_from_peer(sw, saddr, skb);
+		pib_switch_from_peer(sw, &saddr, ttl, skb);
 		goto out;
 	}
 	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h)) {
@@ -103,15 +168,18 @@ static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (h.switch_guid == sw->guid)
 		goto out;	/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
-	pib_switch_heard(sw, saddr, &h);
+	pib_switch_heard(sw, &saddr, &h);
 out:
 	kfree_skb(skb);
 	return 0;
 }
 
-/* The route to @daddr out of the switch's netdev, or NULL without one. */
-static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
-				       __be32 *saddr)
+/*
+ * The route to @daddr out of the switch's netdev, or NULL without one or
+ * without an IPv4 address of the netdev's own to send from.
+ */
+static struct rtable *pib_switch_route4(struct pib_switch *sw, __be32 daddr,
+					__be32 *saddr)
 {
 	struct net_device *ndev = sw->ndev;
 	struct flowi4 fl = {
@@ -124,7 +192,7 @@ static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
 	rt = ip_route_output_key(dev_net(ndev), &fl);
 	if (IS_ERR(rt))
 		return NULL;
-	if (!fl.saddr) {
+	if (!fl.saddr || !pib_ndev_has_ip4(ndev, fl.saddr)) {
 		ip_rt_put(rt);
 		return NULL;
 	}
@@ -132,51 +200,113 @@ static struct rtable *pib_switch_route(struct pib_switch *sw, __be32 daddr,
 	return rt;
 }
 
-/**
- * pib_switch_xmit_skb() - send an IB packet to a host on the LAN
- * @sw: the switch whose netdev carries it
- * @daddr: the host's IPv4 address, or INADDR_BROADCAST
- * @skb: the packet, from skb->data on; consumed
- * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
- *
- * Nothing is sent while the netdev has no IPv4 address or no route. The
- * UDP checksum is left out (0, as RoCEv2 does): the ICRC and VCRC cover
- * the IB packet end to end, and the receiver checks them.
- */
-void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
-			 struct sk_buff *skb, u8 ttl)
+/* Send @skb to the IPv4 address @daddr; consumes @skb. */
+static void pib_switch_xmit4(struct pib_switch *sw, __be32 daddr,
+			     struct sk_buff *skb, u8 ttl)
 {
 	struct rtable *rt;
 	__be32 saddr;
 
-	rt = pib_switch_route(sw, daddr, &saddr);
+	rt = pib_switch_route4(sw, daddr, &saddr);
 	if (!rt) {
-		kfree_skb(skb);
-		return;
-	}
-	if (skb_cow_head(skb, pib_tx_headroom(sw->ndev))) {
-		ip_rt_put(rt);
 		kfree_skb(skb);
 		return;
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
-	udp_tunnel_xmit_skb(rt, sw->sk, skb, saddr, daddr, 0, ttl, 0,
+	udp_tunnel_xmit_skb(rt, sw->sk[PIB_IP4], skb, saddr, daddr, 0, ttl, 0,
 			    htons(pib_udp_port), htons(pib_udp_port), false,
 			    true, 0);
+}
+
+/*
+ * The route to @daddr out of the switch's netdev (also for a link-local
+ * or multicast @daddr: the netdev gives its scope), or NULL without one
+ * or without an IPv6 source address there.
+ */
+static struct dst_entry *pib_switch_route6(struct pib_switch *sw,
+					   const struct in6_addr *daddr,
+					   struct in6_addr *saddr)
+{
+	struct flowi6 fl = {
+		.flowi6_oif = sw->ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = *daddr,
+	};
+	struct dst_entry *dst;
+
+	dst = ip6_dst_lookup_flow(dev_net(sw->ndev), sw->sk[PIB_IP6], &fl,
+				  NULL);
+	if (IS_ERR(dst))
+		return NULL;
+	if (ipv6_addr_any(&fl.saddr)) {
+		dst_release(dst);
+		return NULL;
+	}
+	*saddr = fl.saddr;
+	return dst;
+}
+
+/*
+ * Send @skb to the IPv6 address @daddr; consumes @skb. Unlike IPv4's,
+ * IPv6's UDP checksum is not optional (RFC 8200; RFC 6936 allows leaving
+ * it out only on paths known to take that), so pib computes it.
+ */
+static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
+			     struct sk_buff *skb, u8 ttl)
+{
+	struct dst_entry *dst = NULL;
+	struct in6_addr to, saddr;
+
+	memcpy(&to, daddr->b, sizeof(to));
+	if (IS_ENABLED(CONFIG_IPV6) && sw->sk[PIB_IP6])
+		dst = pib_switch_route6(sw, &to, &saddr);
+	if (!dst) {
+		kfree_skb(skb);
+		return;
+	}
+	ttl = min_t(int, ttl, ip6_dst_hoplimit(dst));
+	udp_tunnel6_xmit_skb(dst, sw->sk[PIB_IP6], skb, NULL, &saddr, &to, 0,
+			     ttl, 0, htons(pib_udp_port), htons(pib_udp_port),
+			     false, 0);
+}
+
+/**
+ * pib_switch_xmit_skb() - send an IB packet to a host on the LAN
+ * @sw: the switch whose netdev carries it
+ * @daddr: the host's address (struct pib_ip: IPv4 or IPv6), or the
+ *	LAN's IPv4 broadcast address or IPv6 all-nodes group
+ * @skb: the packet, from skb->data on; consumed
+ * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
+ *
+ * Nothing is sent while the netdev has no address of @daddr's family or
+ * no route. IPv4's UDP checksum is left out (0, as RoCEv2 does): the ICRC
+ * and VCRC cover the IB packet end to end, and the receiver checks them.
+ */
+void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
+			 struct sk_buff *skb, u8 ttl)
+{
+	if (skb_cow_head(skb, pib_tx_headroom(sw->ndev))) {
+		kfree_skb(skb);
+		return;
+	}
+	if (pib_ip_family(daddr) == PIB_IP4)
+		pib_switch_xmit4(sw, pib_ip_v4(daddr), skb, ttl);
+	else
+		pib_switch_xmit6(sw, daddr, skb, ttl);
 }
 
 /**
  * pib_switch_xmit() - send a copy of an IB packet to a host on the LAN
  * @sw: the switch whose netdev carries it
- * @daddr: the host's IPv4 address, or INADDR_BROADCAST
+ * @daddr: as for pib_switch_xmit_skb()
  * @pkt: the packet
  * @len: its length
  * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  * @gfp: allocation context
  */
-void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, u8 ttl, gfp_t gfp)
+void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
+		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp)
 {
 	unsigned int headroom = pib_tx_headroom(sw->ndev);
 	struct sk_buff *skb = alloc_skb(headroom + len, gfp);
@@ -190,17 +320,57 @@ void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
 
 /*
  * Static peers: hosts that hellos go to by unicast as well as to the LAN's
- * broadcast address, for networks where broadcasts do not reach them.
+ * broadcast address and all-nodes group, for networks where those do not
+ * reach them.
  */
-static __be32 pib_static_peers[PIB_MAX_PEERS];
+static struct pib_ip pib_static_peers[PIB_MAX_PEERS];
 static unsigned int pib_num_static_peers;
 static DEFINE_SPINLOCK(pib_static_peers_lock);
 
-/* "a.b.c.d,e.f.g.h,...": at most PIB_MAX_PEERS addresses, or nothing. */
+/* Longest text of an address: IPv6 with an IPv4 tail, and a NUL. */
+#define PIB_IP_TEXT_LEN		INET6_ADDRSTRLEN
+
+/* @ip as text: dotted IPv4, or IPv6 in its compressed form. */
+static void pib_ip_text(char *buf, const struct pib_ip *ip)
+{
+	__be32 v4 = pib_ip_v4(ip);
+
+	if (pib_ip_family(ip) == PIB_IP4)
+		snprintf(buf, PIB_IP_TEXT_LEN, "%pI4", &v4);
+	else
+		snprintf(buf, PIB_IP_TEXT_LEN, "%pI6c", ip->b);
+}
+
+/*
+ * A peer's address, as text: a unicast IPv4 address, or an IPv6 address
+ * that is neither unspecified, multicast nor IPv4-mapped (that is the
+ * IPv4 address). Return: 0, or -EINVAL.
+ */
+static int pib_ip_parse(const char *text, struct pib_ip *ip)
+{
+	struct in6_addr a6;
+	__be32 a4;
+
+	if (in4_pton(text, -1, (u8 *)&a4, '\0', NULL)) {
+		if (ipv4_is_multicast(a4) || ipv4_is_zeronet(a4) ||
+		    ipv4_is_lbcast(a4))
+			return -EINVAL;
+		*ip = pib_ip4(a4);
+		return 0;
+	}
+	if (!in6_pton(text, -1, a6.s6_addr, '\0', NULL) ||
+	    ipv6_addr_any(&a6) || ipv6_addr_is_multicast(&a6) ||
+	    ipv6_addr_v4mapped(&a6))
+		return -EINVAL;
+	memcpy(ip->b, a6.s6_addr, sizeof(ip->b));
+	return 0;
+}
+
+/* "addr,addr,...": at most PIB_MAX_PEERS addresses, or nothing. */
 static int pib_static_peers_set(const char *val, const struct kernel_param *kp)
 {
 	char *copy = kstrdup(val, GFP_KERNEL), *list, *tok;
-	__be32 addrs[PIB_MAX_PEERS];
+	struct pib_ip addrs[PIB_MAX_PEERS];
 	unsigned int n = 0;
 	int err = 0;
 
@@ -209,11 +379,8 @@ static int pib_static_peers_set(const char *val, const struct kernel_param *kp)
 	list = strim(copy);
 	while (list && *list) {
 		tok = strsep(&list, ",");
-		if (n == PIB_MAX_PEERS ||
-		    !in4_pton(tok, -1, (u8 *)&addrs[n], '\0', NULL) ||
-		    ipv4_is_multicast(addrs[n]) || ipv4_is_zeronet(addrs[n]) ||
-		    ipv4_is_lbcast(addrs[n])) {
-			pr_err("peers: want up to %d unicast IPv4 addresses separated by commas\n",
+		if (n == PIB_MAX_PEERS || pib_ip_parse(tok, &addrs[n])) {
+			pr_err("peers: want up to %d unicast IPv4 or IPv6 addresses separated by commas\n",
 			       PIB_MAX_PEERS);
 			err = -EINVAL;
 			break;
@@ -232,13 +399,15 @@ static int pib_static_peers_set(const char *val, const struct kernel_param *kp)
 
 static int pib_static_peers_get(char *buf, const struct kernel_param *kp)
 {
+	char text[PIB_IP_TEXT_LEN];
 	unsigned int i;
 	int len = 0;
 
 	spin_lock_bh(&pib_static_peers_lock);
-	for (i = 0; i < pib_num_static_peers; i++)
-		len += sysfs_emit_at(buf, len, "%s%pI4", i ? "," : "",
-				     &pib_static_peers[i]);
+	for (i = 0; i < pib_num_static_peers; i++) {
+		pib_ip_text(text, &pib_static_peers[i]);
+		len += sysfs_emit_at(buf, len, "%s%s", i ? "," : "", text);
+	}
 	spin_unlock_bh(&pib_static_peers_lock);
 	return len + sysfs_emit_at(buf, len, "\n");
 }
@@ -248,32 +417,44 @@ static const struct kernel_param_ops pib_static_peers_ops = {
 	.get = pib_static_peers_get,
 };
 module_param_cb(peers, &pib_static_peers_ops, NULL, 0644);
-MODULE_PARM_DESC(peers, "IPv4 addresses of peer hosts that broadcasts do not reach, comma-separated");
+MODULE_PARM_DESC(peers, "IPv4 or IPv6 addresses of peer hosts that broadcasts and multicasts do not reach, comma-separated");
+
+/* IPv6's link-local all-nodes group, ff02::1: IPv6's broadcast. */
+static const struct pib_ip pib_ip6_all_nodes = {
+	.b = { 0xff, 0x02, [15] = 0x01 },
+};
+
+/* Send the hello @pkt to @daddr. */
+static void pib_switch_hello_to(struct pib_switch *sw,
+				const struct pib_ip *daddr, const u8 *pkt)
+{
+	pib_switch_xmit(sw, daddr, pkt, PIB_HELLO_PKT_LEN, PIB_TTL_HERE,
+			GFP_KERNEL);
+	atomic64_inc(&sw->hellos_tx);
+}
 
 static void pib_switch_send_hello(struct pib_switch *sw)
 {
+	struct pib_ip bcast = pib_ip4(htonl(INADDR_BROADCAST));
 	struct pib_hello h = {
 		.version = PIB_HELLO_VERSION,
 		.num_ports = PIB_SW_NUM_PORTS,
 		.switch_guid = sw->guid,
 	};
-	__be32 addrs[PIB_MAX_PEERS];
+	struct pib_ip addrs[PIB_MAX_PEERS];
 	u8 pkt[PIB_HELLO_PKT_LEN];
 	unsigned int i, n;
 
 	pib_hello_build(pkt, &h);
-	pib_switch_xmit(sw, htonl(INADDR_BROADCAST), pkt, sizeof(pkt),
-			PIB_TTL_HERE, GFP_KERNEL);
-	atomic64_inc(&sw->hellos_tx);
+	pib_switch_hello_to(sw, &bcast, pkt);
+	if (sw->sk[PIB_IP6])
+		pib_switch_hello_to(sw, &pib_ip6_all_nodes, pkt);
 	spin_lock_bh(&pib_static_peers_lock);
 	n = pib_num_static_peers;
 	memcpy(addrs, pib_static_peers, n * sizeof(addrs[0]));
 	spin_unlock_bh(&pib_static_peers_lock);
-	for (i = 0; i < n; i++) {
-		pib_switch_xmit(sw, addrs[i], pkt, sizeof(pkt), PIB_TTL_HERE,
-				GFP_KERNEL);
-		atomic64_inc(&sw->hellos_tx);
-	}
+	for (i = 0; i < n; i++)
+		pib_switch_hello_to(sw, &addrs[i], pkt);
 }
 
 /*
@@ -288,7 +469,7 @@ static void pib_switch_hello_work(struct work_struct *work)
 	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
 		pib_switch_send_hello(sw);
 	spin_lock_bh(&sw->lock);
-	pib_peers_age(&sw->peers, pib_now_ms());
+	pib_peers_age(&sw->peers, pib_now_ms(), pib_switch_families(sw));
 	spin_unlock_bh(&sw->lock);
 	pib_switch_track_links(sw);
 	spin_lock_bh(&sw->lock);
@@ -300,14 +481,18 @@ static void pib_switch_hello_work(struct work_struct *work)
 
 /*
  * The peer table, and the hellos and new peers it refused. Each peer's
+ * "peer" line has the address its packets go to; a "peer_alt" line, its
+ * address of the other family when it says hello over both. Its
  * "peer_stat" line says how its hellos come: how long ago the last one
  * came, the longest gap between two, and how often its link went down.
  */
 static void pib_switch_show_peers(struct seq_file *m,
 				  const struct pib_peer_table *t)
 {
+	char text[PIB_IP_TEXT_LEN];
 	u64 now = pib_now_ms();
 	const struct pib_peer *p;
+	enum pib_ip_family alt;
 	unsigned int i;
 
 	seq_printf(m, "peers_refused %llu\npeers_rate_limited %llu\n",
@@ -319,8 +504,14 @@ static void pib_switch_show_peers(struct seq_file *m,
 		p = &t->peer[i];
 		if (!p->used)
 			continue;
-		seq_printf(m, "peer %016llx %pI4 %s\n", p->guid, &p->addr,
+		pib_ip_text(text, &p->addr[p->primary]);
+		seq_printf(m, "peer %016llx %s %s\n", p->guid, text,
 			   p->up ? "up" : "down");
+		alt = p->primary == PIB_IP4 ? PIB_IP6 : PIB_IP4;
+		if (p->bound & PIB_IP_BIT(alt)) {
+			pib_ip_text(text, &p->addr[alt]);
+			seq_printf(m, "peer_alt %016llx %s\n", p->guid, text);
+		}
 		seq_printf(m, "peer_stat %016llx heard_ms_ago %llu max_gap_ms %llu link_downs %u\n",
 			   p->guid, now - p->last_heard, p->max_gap,
 			   p->link_downs);
@@ -337,6 +528,8 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "hellos_tx %lld\nhellos_rx %lld\nbad_hellos %lld\n",
 		   atomic64_read(&sw->hellos_tx), atomic64_read(&sw->hellos_rx),
 		   atomic64_read(&sw->bad_hellos));
+	seq_printf(m, "hellos_no_addr %lld\n",
+		   atomic64_read(&sw->hellos_no_addr));
 	seq_printf(m, "unrouted %lld\ndr_discards %lld\ntraps_tx %lld\n",
 		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards),
 		   atomic64_read(&sw->traps_tx));
@@ -351,13 +544,20 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pib_switch);
 
-static int pib_switch_open_socket(struct pib_switch *sw)
+/*
+ * Open the switch's UDP socket of family @f on pib's port, bound to its
+ * netdev, with pib_udp_rcv() as its receiver. The IPv6 socket takes IPv6
+ * alone, so that the IPv4 one can have the same port.
+ */
+static int pib_switch_open_socket(struct pib_switch *sw, enum pib_ip_family f)
 {
 	struct udp_port_cfg cfg = {
-		.family = AF_INET,
-		.local_ip.s_addr = htonl(INADDR_ANY),
+		.family = f == PIB_IP4 ? AF_INET : AF_INET6,
 		.local_udp_port = htons(pib_udp_port),
 		.bind_ifindex = sw->ndev->ifindex,
+		.ipv6_v6only = 1,
+		.use_udp6_tx_checksums = 1,
+		.use_udp6_rx_checksums = 1,
 	};
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = sw,
@@ -367,12 +567,44 @@ static int pib_switch_open_socket(struct pib_switch *sw)
 	struct socket *sock;
 	int err;
 
-	err = udp_sock_create4(dev_net(sw->ndev), &cfg, &sock);
+	err = udp_sock_create(dev_net(sw->ndev), &cfg, &sock);
 	if (err)
 		return err;
-	sw->sk = sock->sk;
-	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sk, &tcfg);
+	sw->sk[f] = sock->sk;
+	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sk[f], &tcfg);
 	return 0;
+}
+
+/*
+ * Both sockets; on a kernel whose IPv6 is disabled (ipv6.disable=1, or
+ * built without it) the IPv4 one alone.
+ */
+static int pib_switch_open_sockets(struct pib_switch *sw)
+{
+	int err = pib_switch_open_socket(sw, PIB_IP4);
+
+	if (err)
+		return err;
+	err = pib_switch_open_socket(sw, PIB_IP6);
+	if (err == -EAFNOSUPPORT || err == -EPFNOSUPPORT) {
+		pr_info_once("IPv6 is not available: pib uses IPv4 alone\n");
+		return 0;
+	}
+	if (err) {
+		udp_tunnel_sock_release(sw->sk[PIB_IP4]);
+		sw->sk[PIB_IP4] = NULL;
+	}
+	return err;
+}
+
+/* Close the sockets that pib_switch_open_sockets() opened. */
+static void pib_switch_close_sockets(struct pib_switch *sw)
+{
+	unsigned int f;
+
+	for (f = 0; f < PIB_IP_FAMILIES; f++)
+		if (sw->sk[f])
+			udp_tunnel_sock_release(sw->sk[f]);
 }
 
 static struct pib_switch *pib_switch_create(struct net_device *ndev)
@@ -404,7 +636,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
 	sw->trap_sent = jiffies - msecs_to_jiffies(PIB_TRAP_RESEND_MS);
-	err = sw->mft ? pib_switch_open_socket(sw) : -ENOMEM;
+	err = sw->mft ? pib_switch_open_sockets(sw) : -ENOMEM;
 	if (err) {
 		pr_info_ratelimited("cannot open UDP port %u on %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
@@ -458,10 +690,14 @@ out:
  */
 static void pib_switch_stop(struct pib_switch *sw)
 {
+	unsigned int f;
+
 	spin_lock_bh(&sw->lock);
 	sw->dying = true;
 	spin_unlock_bh(&sw->lock);
-	rcu_assign_sk_user_data(sw->sk, NULL);
+	for (f = 0; f < PIB_IP_FAMILIES; f++)
+		if (sw->sk[f])
+			rcu_assign_sk_user_data(sw->sk[f], NULL);
 	synchronize_rcu();	/* receivers in flight are done */
 	cancel_delayed_work_sync(&sw->hello_work);
 	cancel_delayed_work_sync(&sw->trap_work);
@@ -483,7 +719,7 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	pib_switch_stop(sw);
-	udp_tunnel_sock_release(sw->sk);
+	pib_switch_close_sockets(sw);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);

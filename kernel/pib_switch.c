@@ -134,18 +134,20 @@ bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 	return up;
 }
 
-/* The address of the host behind a peer port, or 0 while its link is down. */
-static __be32 pib_switch_peer_addr(struct pib_switch *sw, unsigned int port)
+/*
+ * The address of the host behind a peer port, in @ip; false while its
+ * link is down.
+ */
+static bool pib_switch_peer_addr(struct pib_switch *sw, unsigned int port,
+				 struct pib_ip *ip)
 {
-	unsigned int peer = port - PIB_SW_FIRST_PEER_PORT;
 	unsigned long flags;
-	__be32 addr = 0;
+	bool up;
 
 	spin_lock_irqsave(&sw->lock, flags);
-	if (peer < PIB_MAX_PEERS && sw->peers.peer[peer].up)
-		addr = sw->peers.peer[peer].addr;
+	up = pib_peers_dest(&sw->peers, port - PIB_SW_FIRST_PEER_PORT, ip);
 	spin_unlock_irqrestore(&sw->lock, flags);
-	return addr;
+	return up;
 }
 
 /*
@@ -156,7 +158,7 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 			      const u8 *buf, unsigned int len, u8 ttl)
 {
 	struct pib_dev *dev;
-	__be32 addr;
+	struct pib_ip addr;
 
 	if (port < PIB_SW_FIRST_PEER_PORT) {
 		rcu_read_lock();
@@ -170,9 +172,8 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		atomic64_inc(&sw->hop_limit);
 		return;
 	}
-	addr = pib_switch_peer_addr(sw, port);
-	if (addr)
-		pib_switch_xmit(sw, addr, buf, len, ttl, GFP_ATOMIC);
+	if (pib_switch_peer_addr(sw, port, &addr))
+		pib_switch_xmit(sw, &addr, buf, len, ttl, GFP_ATOMIC);
 }
 
 /*
@@ -514,7 +515,7 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
 	unsigned int out;
-	__be32 addr;
+	struct pib_ip addr;
 
 	/*
 	 * Packets of a device of this host are sound: only an injected
@@ -534,9 +535,8 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
 	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
 	    out >= PIB_SW_FIRST_PEER_PORT) {
-		addr = pib_switch_peer_addr(sw, out);
-		if (addr)
-			pib_switch_xmit_skb(sw, addr, skb, PIB_TTL_HERE);
+		if (pib_switch_peer_addr(sw, out, &addr))
+			pib_switch_xmit_skb(sw, &addr, skb, PIB_TTL_HERE);
 		else
 			kfree_skb(skb);
 		return;

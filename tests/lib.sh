@@ -216,9 +216,10 @@ pib_done() {
 }
 
 # pair_run NAME SECONDS CMD...: run CMD as a server and as its client, both
-# must exit 0. With two hosts, host1 serves on $PAIR_DEV and host2 connects
-# to host1's address; on one host, the server uses $PAIR_DEV and the client
-# $PAIR_DEV2, connecting to localhost. The outputs are in
+# must exit 0. Across hosts, host1 serves on $PAIR_DEV and host
+# $PAIR_CLIENT (default 2) connects to host1's address $PAIR_ADDR (default
+# 10.99.0.1); any other host waits. On one host, the server uses $PAIR_DEV
+# and the client $PAIR_DEV2, connecting to localhost. The outputs are in
 # $PIB_RESULTS/pair/NAME.{server,client}.host<i>; $pair_out holds this
 # host's.
 pair_run() {
@@ -227,6 +228,12 @@ pair_run() {
 	mkdir -p "$dir"
 	srv=$dir/$name.server.host$PIB_HOST
 	cli=$dir/$name.client.host$PIB_HOST
+	if [ "$PIB_HOSTS" != 1 ] && [ "$PIB_HOST" != 1 ] &&
+	   [ "$PIB_HOST" != "${PAIR_CLIENT:-2}" ]; then
+		barrier "listen-$name"
+		barrier "done-$name"
+		return 0
+	fi
 	if [ "$PIB_HOSTS" = 1 ]; then
 		timeout "$t" "$@" -d "$PAIR_DEV" >"$srv" 2>&1 &
 		pid=$!
@@ -243,7 +250,7 @@ pair_run() {
 	else
 		barrier "listen-$name"
 		sleep 2
-		timeout "$t" "$@" -d "$PAIR_DEV" 10.99.0.1 >"$cli" 2>&1 || st=$?
+		timeout "$t" "$@" -d "$PAIR_DEV" "${PAIR_ADDR:-10.99.0.1}" >"$cli" 2>&1 || st=$?
 		pair_out=$(cat "$cli")
 	fi
 	if [ "$st" = 0 ]; then
@@ -338,13 +345,23 @@ verbs_suite() {
 	pair_run atomic_lat 120 ib_atomic_lat -n 100 -F
 }
 
-# pib_loss PERCENT: from now on eth0 drops PERCENT of pib's outgoing
-# packets (netem on pib's UDP port only, so IP traffic on eth0 stays
-# clean); `tc qdisc del dev eth0 root` ends it.
-pib_loss() {
+# pib_port_qdisc: a prio qdisc on eth0 whose band 1:3 takes pib's
+# outgoing packets, over IPv4 and IPv6 (so that IP traffic on eth0 stays
+# clean when netem works on that band); `tc qdisc del dev eth0 root`
+# removes it.
+pib_port_qdisc() {
 	check "prio qdisc for pib's port" tc qdisc add dev eth0 root handle 1: prio
-	check "filter pib's port" tc filter add dev eth0 parent 1: protocol ip u32 \
+	check "filter pib's port (IPv4)" tc filter add dev eth0 parent 1: protocol ip u32 \
 		match ip dport 4792 0xffff flowid 1:3
+	check "filter pib's port (IPv6)" tc filter add dev eth0 parent 1: protocol ipv6 u32 \
+		match ip6 dport 4792 0xffff flowid 1:3
+}
+
+# pib_loss PERCENT: from now on eth0 drops PERCENT of pib's outgoing
+# packets (netem on pib's UDP port only); `tc qdisc del dev eth0 root`
+# ends it.
+pib_loss() {
+	pib_port_qdisc
 	check "netem: $1 loss" tc qdisc replace dev eth0 parent 1:3 handle 30: netem loss "$1"
 }
 

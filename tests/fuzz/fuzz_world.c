@@ -199,15 +199,15 @@ static void fuzz_dev_tx_work(struct work_struct *work)
  * came from the LAN goes back with less than its hop budget (SMPs, on
  * VL15, are bounded by their path or are the switch's own replies).
  */
-void pib_switch_xmit(struct pib_switch *sw, __be32 daddr, const u8 *pkt,
-		     unsigned int len, u8 ttl, gfp_t gfp)
+void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
+		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp)
 {
-	FUZZ_CHECK(daddr && ttl);
+	FUZZ_CHECK(pib_ip_family(daddr) == PIB_IP4 && pib_ip_v4(daddr) && ttl);
 	fuzz_check_pkt(pkt, len);
 	FUZZ_CHECK(pkt[0] >> 4 == PIB_VL15 || ttl <= fuzz_world.ttl_max);
 }
 
-void pib_switch_xmit_skb(struct pib_switch *sw, __be32 daddr,
+void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl)
 {
 	pib_switch_xmit(sw, daddr, skb->data, skb->len, ttl, GFP_ATOMIC);
@@ -315,15 +315,17 @@ void fuzz_check_switch(struct pib_switch *sw)
  */
 void fuzz_peer_set_up(struct pib_switch *sw, unsigned int i, bool up)
 {
+	struct pib_ip addr = pib_ip4(cpu_to_be32(0x0a000002 + i));
 	int slot;
 
-	if (up)
+	if (up) {
 		FUZZ_CHECK(pib_peers_heard(&sw->peers, 0x0200000000000100ULL + i,
-					   cpu_to_be32(0x0a000002 + i), jiffies,
-					   &slot) <= PIB_HELLO_LINK_UP &&
-			   slot == i);
-	else
+					   &addr, jiffies, &slot) <=
+			   PIB_HELLO_LINK_UP && slot == i);
+	} else {
 		sw->peers.peer[i].up = 0;
+		sw->peers.peer[i].bound = 0;
+	}
 }
 
 bool fuzz_peer_up(struct pib_switch *sw, unsigned int i)

@@ -14,7 +14,9 @@
 #   others go on;
 # - `down` leaves no namespace, device or opensm behind;
 # - `up 3 --exclusive`: each host sees only its own device, perftest runs
-#   between them, and `down` sets the shared mode back.
+#   between them, and `down` sets the shared mode back;
+# - `up 3 --ipv6 --ipoib`: an IPv6-only LAN, whose switches hear each
+#   other from link-local addresses; all ports ACTIVE, IPoIB and perftest.
 # The rig fails the test on any kernel warning.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
@@ -57,7 +59,8 @@ expect_eq "ibnetdiscover: $n switches" "$(grep -c '^Switch' <<<"$topo")" $n
 expect_eq "ibnetdiscover: $n CAs" "$(grep -c '^Ca' <<<"$topo")" $n
 
 # pair_ns NAME SECONDS SERVER CLIENT CMD...: perftest CMD as a server in
-# host SERVER and as its client in host CLIENT, over the LAN's addresses.
+# host SERVER and as its client in host CLIENT, over the LAN's addresses
+# (or $PAIR_NET.I's, for IPoIB's).
 # With -F: on a busy guest perftest's CPU clock fit is poor, and without
 # it perftest exits 1 after the traffic ("Can't produce a report").
 pair_ns() {
@@ -66,7 +69,7 @@ pair_ns() {
 	timeout "$t" $fab exec "$s" "$@" -F -d "pib$s" >"$out.server" 2>&1 &
 	pid=$!
 	sleep 3
-	timeout "$t" $fab exec "$c" "$@" -F -d "pib$c" "10.250.0.$s" >"$out.client" 2>&1 &
+	timeout "$t" $fab exec "$c" "$@" -F -d "pib$c" "${PAIR_NET:-10.250.0}.$s" >"$out.client" 2>&1 &
 	cpid=$!
 	# Still at it after half its time (a run takes seconds): what the
 	# QPs and CQs of both ends hold, while they exist.
@@ -127,4 +130,17 @@ pair_ns "exclusive: ib_send_bw between hosts 1 and 3" 180 1 3 ib_send_bw -n 100
 check "pib-fabric down (exclusive)" $fab down
 no_fabric "down (exclusive)"
 expect_match "shared mode back" "$(rdma system show)" "netns shared"
+
+check "pib-fabric up 3 --ipv6 --ipoib" timeout 300 $fab up 3 --ipv6 --ipoib
+st=$(cat /sys/kernel/debug/pib/lan1)
+echo "$st"
+expect_eq "host 1 hears 2 peers over IPv6" \
+	"$(grep -Ec '^peer [0-9a-f]+ fe80::[0-9a-f:]+ up$' <<<"$st")" 2
+expect_no_match "no IPv4 on the LAN" "$st" '^peer.* 10\.250\.'
+expect_eq "status: 3 ports ACTIVE" "$($fab status | grep -c ' ACTIVE ')" 3
+check "IPoIB: host 1 pings host 3" $fab exec 1 ping -c 3 -W 5 10.251.0.3
+PAIR_NET=10.251.0 pair_ns "IPv6 LAN: ib_send_bw between hosts 1 and 3" 180 1 3 \
+	ib_send_bw -n 100
+check "pib-fabric down (IPv6)" $fab down
+no_fabric "down (IPv6)"
 pib_done

@@ -58,9 +58,7 @@ pib_netem() {
 pib_install
 pib_fabric_up
 integrity "clean LAN" -n 400 -s 200000 --sge 3 -S 1
-check "prio qdisc for pib's port" tc qdisc add dev eth0 root handle 1: prio
-check "filter pib's port" tc filter add dev eth0 parent 1: protocol ip u32 \
-	match ip dport 4792 0xffff flowid 1:3
+pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
 integrity "bad LAN" -n 300 -s 100000 --sge 4 -S 2

@@ -14,7 +14,7 @@ static void test_mtu_bytes(void)
 
 static void test_mtu_for_netdev(void)
 {
-	unsigned int min = 256 + PIB_IB_MAX_FRAMING + PIB_UDP_IPV4_OVERHEAD;
+	unsigned int min = 256 + PIB_IB_MAX_FRAMING + PIB_UDP_IP_OVERHEAD;
 	unsigned int m;
 
 	/* The brief's examples. */
@@ -30,7 +30,7 @@ static void test_mtu_for_netdev(void)
 	for (m = min; m <= 9000; m++) {
 		enum ib_mtu mtu = pib_ib_mtu_for_netdev(m);
 		unsigned int need = pib_ib_mtu_bytes(mtu) + PIB_IB_MAX_FRAMING +
-				    PIB_UDP_IPV4_OVERHEAD;
+				    PIB_UDP_IP_OVERHEAD;
 
 		if (need > m || (mtu < IB_MTU_4096 &&
 				 need + pib_ib_mtu_bytes(mtu) <= m)) {
