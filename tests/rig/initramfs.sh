@@ -13,7 +13,9 @@ out=${2:?usage: initramfs.sh KVER OUT [ROOT]}
 root=${3:-/}
 here=$(cd "$(dirname "$0")" && pwd)
 busybox=/bin/busybox
-[ -x "$busybox" ] && "$busybox" --list | grep -qx switch_root ||
+# grep reads all of the list: with -q it would stop at the match, and the
+# writer's SIGPIPE would fail the pipeline (pipefail) on a busy host.
+[ -x "$busybox" ] && "$busybox" --list | grep -x switch_root >/dev/null ||
 	{ echo "initramfs.sh: needs busybox-static (make deps)" >&2; exit 1; }
 [ -d "$root/lib/modules/$kver" ] ||
 	{ echo "initramfs.sh: $root/lib/modules/$kver missing: install linux-image-$kver" >&2; exit 1; }
