@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # pib top-level Makefile.
-#   make            build build/kernel/KVER/pib.ko and build/provider/libpib-rdmav<PABI>.so
+#   make            build build/kernel/KVER/pib.ko, build/provider/libpib-rdmav<PABI>.so
+#                   and build/sm/pib-sm
 #   make deps       install the Debian packages the build, tests and demo need
 #   make lint       W=1, sparse, kernel-doc and checkpatch --strict on kernel/,
 #                   each at zero warnings (tests/lint.sh; make test runs it)
@@ -51,6 +52,12 @@ PROVIDER_CFLAGS = -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 
+# pib-sm, the subnet manager (userspace-sm/): C11 on libibmad and libibumad.
+SM_SRCS := $(wildcard userspace-sm/*.c)
+SM_HDRS := $(wildcard userspace-sm/*.h)
+PIB_SM := $(BUILD)/sm/pib-sm
+SM_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror
+
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 # The ABI shared by pib.ko and the provider (<rdma/pib-abi.h>).
 UAPI := include/uapi
@@ -62,9 +69,15 @@ ABI_HDR := $(UAPI)/rdma/pib-abi.h
 KOBJ := $(BUILD)/kernel/$(KVER)
 MODULE := $(KOBJ)/pib.ko
 
-.PHONY: all kernel provider provider-check provider-check-65 deps install uninstall deb test test-debug unit lint demo bench clean check-kdir
+.PHONY: all kernel provider sm provider-check provider-check-65 deps install uninstall deb test test-debug unit lint demo bench clean check-kdir
 
-all: kernel provider
+all: kernel provider sm
+
+sm: $(PIB_SM)
+
+$(PIB_SM): $(SM_SRCS) $(SM_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SM_CFLAGS) -o $@ $(SM_SRCS) -libmad -libumad
 
 check-kdir:
 	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel build dir: install linux-headers-amd64 (make deps) or set KDIR" >&2; exit 1; }
@@ -111,13 +124,15 @@ install: all
 	install -D -m 755 $(PROVIDER) $(DESTDIR)$(LIBDIR)/libibverbs/$(notdir $(PROVIDER))
 	install -D -m 644 provider/pib.driver $(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver
 	install -D -m 755 tools/pib-fabric $(DESTDIR)$(SBINDIR)/pib-fabric
+	install -D -m 755 $(PIB_SM) $(DESTDIR)$(SBINDIR)/pib-sm
 
 # Removes providers of any private ABI (one installed before an rdma-core
 # upgrade too), but leaves the files of installed packages (make deb) alone.
 INSTALLED = $(DESTDIR)/lib/modules/$(KVER)/updates/pib.ko \
 	$(wildcard $(DESTDIR)$(LIBDIR)/libibverbs/libpib-rdmav*.so) \
 	$(DESTDIR)$(SYSCONFDIR)/libibverbs.d/pib.driver \
-	$(DESTDIR)$(SBINDIR)/pib-fabric
+	$(DESTDIR)$(SBINDIR)/pib-fabric \
+	$(DESTDIR)$(SBINDIR)/pib-sm
 uninstall:
 	@for f in $(INSTALLED); do \
 		if [ -z "$(DESTDIR)" ] && dpkg-query -S "$$f" >/dev/null 2>&1; then \

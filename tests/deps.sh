@@ -7,6 +7,7 @@ set -euo pipefail
 pkgs=(
 	# build: kernel module against Debian's kernel, provider against rdma-core
 	gcc make binutils linux-headers-amd64 libibverbs-dev libibumad-dev
+	libibmad-dev
 	librdmacm-dev cmake pkg-config libnl-3-dev libnl-route-3-dev python3
 	dpkg-dev
 	# the kernel's checkers on pib's code (tests/lint.sh): sparse, and the

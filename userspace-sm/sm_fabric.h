@@ -23,6 +23,8 @@
 #define SM_LFT_DROP		0xff
 /* No node, no port: the other end of a port without a link. */
 #define SM_NONE			(-1)
+/* IBA 14.2.2: a directed route has at most 63 hops. */
+#define SM_MAX_HOPS		63
 
 enum sm_node_type {
 	SM_NODE_CA = 1,		/* NodeInfo.NodeType, IBA 14.2.5.3 */
@@ -36,12 +38,19 @@ enum sm_node_type {
  * @peer_port: that node's port number
  * @guid: the port's GUID (a switch's ports share port 0's)
  * @lid: the LID the SM gave it (CA and router ports, switch port 0)
+ * @state: PortInfo.PortState as the sweep read it (IBA: 1 Down, 2 Init,
+ *	3 Armed, 4 Active), 0 for a port it did not read
+ * @mtu_cap: PortInfo.MTUCap as the sweep read it
+ * @vl_cap: PortInfo.VLCap as the sweep read it
  */
 struct sm_port {
 	int peer;
 	uint8_t peer_port;
 	uint64_t guid;
 	uint16_t lid;
+	uint8_t state;
+	uint8_t mtu_cap;
+	uint8_t vl_cap;
 };
 
 /**
@@ -55,6 +64,10 @@ struct sm_port {
  * @lft_len: entries of @lft
  * @load: per port, how many LIDs the switch routes out of it
  *	(min-hop's balance)
+ * @path: the directed route the sweep reached it by, @path[1 ..
+ *	@hops] the ports out of each switch on the way
+ * @hops: the route's length (0: the SM's own node)
+ * @entry: the port the sweep entered it through
  */
 struct sm_node {
 	uint64_t guid;
@@ -64,6 +77,9 @@ struct sm_node {
 	uint8_t *lft;
 	unsigned int lft_len;
 	unsigned int load[SM_MAX_PORTS + 1];
+	uint8_t path[SM_MAX_HOPS + 1];
+	uint8_t hops;
+	uint8_t entry;
 };
 
 /**

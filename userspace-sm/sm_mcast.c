@@ -183,7 +183,7 @@ int sm_mcast_tree(const struct sm_fabric *f,
 {
 	int *msw = calloc(n + 1, sizeof(*msw));
 	int *queue = calloc(f->num_nodes + 1, sizeof(*queue));
-	struct sm_tree t;
+	struct sm_tree t = { 0 };
 	int r, root;
 
 	memset(mft, 0, f->num_nodes * sizeof(*mft));

@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-rev=5	# what .complete records; raise it when roots need remaking
+rev=6	# what .complete records; raise it when roots need remaking
 [ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
@@ -33,8 +33,8 @@ pkgs=(
 	iproute2 iputils-ping ethtool procps rdma-core ibverbs-utils
 	ibverbs-providers infiniband-diags opensm perftest rdmacm-utils
 	python3-pyverbs iperf3 tshark
-	# building pib's provider and rdma-core's Python tests in the root
-	libibverbs-dev libibumad-dev librdmacm-dev cmake pkg-config
+	# building pib's provider and pib-sm, and rdma-core's Python tests, in the root
+	libibverbs-dev libibumad-dev libibmad-dev librdmacm-dev cmake pkg-config
 	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev
 	libudev-dev
 	# packages: building them (make deb) and installing them (DKMS)

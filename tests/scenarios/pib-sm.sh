@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# hosts: 3
+# timeout: 600
+# pib-sm instead of opensm, on a 3-host LAN: it brings every port ACTIVE
+# with unique LIDs, programs the switches' LFTs so that LID-routed MADs
+# and ibv_rc_pingpong and perftest (which need no SA) cross the fabric;
+# restarted with its LID file, it gives every port the LID it had. How
+# long the bring-up took is in the log.
+# shellcheck source=../lib.sh
+. "$PIB_SRC/tests/lib.sh"
+
+p=/sys/class/infiniband/pibeth0/ports/1
+sm=/usr/local/sbin/pib-sm
+lidfile=$PIB_RESULTS/pib-sm.lids
+
+pib_install
+check "pib-sm installed" test -x $sm
+check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
+barrier linked
+check "all peers heard" wait_for 60 sh -c \
+	"[ \$(grep -c ' up$' /sys/kernel/debug/pib/eth0) = $((PIB_HOSTS - 1)) ]" ||
+	lan_diag eth0
+barrier ready
+if [ "$PIB_HOST" = 1 ]; then
+	check_fails "pib-sm: a bad option" "usage: pib-sm" $sm -s 0
+	echo "0x10 junk" > "$PIB_RESULTS/bad.lids"
+	check_fails "pib-sm: a bad LID file" "bad.lids, line 1" \
+		$sm -1 -g "$PIB_RESULTS/bad.lids"
+	t=$SECONDS
+	$sm -d pibeth0 -s 2 -g $lidfile 2>"$PIB_RESULTS/pib-sm.log" &
+	echo $! > /tmp/pib-sm.pid
+fi
+check "port ACTIVE under pib-sm" wait_for 120 grep -q ACTIVE $p/state
+[ "$PIB_HOST" = 1 ] && elapsed "$t" "pib-sm: every port of host1 ACTIVE"
+lid=$(cat $p/lid)
+check "a LID ($lid)" test "$lid" != 0x0
+echo $((lid)) > "$PIB_RESULTS/lid.$PIB_HOST"
+barrier active
+for i in 1 2 3; do
+	[ "$i" = "$PIB_HOST" ] || check "LID differs from host$i's" \
+		test "$(lid_of "$i")" != $((lid))
+done
+expect_eq "SM LID is host1's LID" $(($(cat $p/sm_lid))) "$(lid_of 1)"
+
+if [ "$PIB_HOST" = 2 ]; then
+	net=$(timeout 300 ibnetdiscover -C pibeth0 -P 1 2>&1)
+	echo "$net"
+	expect_eq "ibnetdiscover: 3 switches" "$(grep -c '^Switch' <<<"$net")" 3
+	expect_eq "ibnetdiscover: 3 CAs" "$(grep -c '^Ca' <<<"$net")" 3
+	swlid=$(smpquery -C pibeth0 -P 1 -D portinfo 0,1 0 | sed -n 's/^Lid:\.*//p')
+	out=$(timeout 60 ibroute -C pibeth0 -P 1 "$swlid" 2>&1)
+	echo "$out"
+	expect_match "ibroute: 6 LIDs in this host's switch" "$out" '6 valid lids dumped'
+	expect_match "ibroute: own LID goes to port 1" "$out" \
+		"^$(printf '0x%04x' "$lid") 001 "
+	expect_match "LID-routed smpquery to host3" \
+		"$(timeout 60 smpquery -C pibeth0 -P 1 portinfo "$(lid_of 3)" 1 2>&1)" \
+		'LinkState:\.*Active'
+	expect_match "perfquery of host1's port" \
+		"$(timeout 60 perfquery -C pibeth0 -P 1 "$(lid_of 1)" 1 2>&1)" \
+		'PortXmitPkts:\.*[1-9]'
+fi
+barrier diag
+PAIR_DEV=pibeth0
+pair_run rc_pingpong 180 ibv_rc_pingpong -n 50 -c
+pair_run send_bw 180 ib_send_bw -n 200 -F
+
+# pib-sm stops; host3's device is made anew (no LID, INIT); a new pib-sm
+# with the LID file gives it the LID it had, and the others keep theirs.
+if [ "$PIB_HOST" = 1 ]; then
+	check "pib-sm stops on SIGTERM" sh -c "kill $(cat /tmp/pib-sm.pid) &&
+		timeout 20 sh -c 'while kill -0 $(cat /tmp/pib-sm.pid) 2>/dev/null; do sleep 0.2; done'"
+	cat "$PIB_RESULTS/pib-sm.log"
+	expect_eq "the LID file holds 6 LIDs" "$(grep -c '^0x' $lidfile)" 6
+fi
+barrier stopped
+if [ "$PIB_HOST" = 3 ]; then
+	check "rdma link delete pibeth0" rdma link delete pibeth0
+	check "rdma link add pibeth0 again" rdma link add pibeth0 type pib netdev eth0
+	expect_eq "no LID yet" "$(cat $p/lid)" 0x0
+fi
+barrier readded
+if [ "$PIB_HOST" = 1 ]; then
+	t=$SECONDS
+	check "pib-sm -1 with the LID file: every port ACTIVE" wait_for 120 \
+		$sm -d pibeth0 -1 -q -g $lidfile
+	elapsed "$t" "pib-sm -1 until every port is ACTIVE"
+fi
+barrier again
+check "port ACTIVE" wait_for 30 grep -q ACTIVE $p/state
+expect_eq "LID kept across the restart" $(($(cat $p/lid))) "$(lid_of "$PIB_HOST")"
+barrier "done"
+pib_done

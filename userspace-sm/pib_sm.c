@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pib-sm: a small subnet manager for any InfiniBand subnet (pib's or a
+ * real one). It sweeps the subnet by directed-route SMPs, gives every end
+ * port a LID (stable by port GUID, kept in a file in opensm's guid2lid
+ * format), programs min-hop LFTs and brings every port to Active; then it
+ * sweeps again every few seconds, so that hosts and devices that come and
+ * go are taken in or dropped.
+ *
+ *   pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]
+ *
+ * Not yet: the SA (path and multicast records: rdma_cm, IPoIB), SMInfo
+ * and master election, traps, partitions, a daemon mode.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/mad.h>
+
+#include "pib_sm.h"
+
+static volatile sig_atomic_t sm_stop;
+
+static void sm_on_signal(int sig)
+{
+	(void)sig;
+	sm_stop = 1;
+}
+
+void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
+{
+	struct timespec ts;
+	va_list ap;
+
+	if (level > c->log_level)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	fprintf(stderr, "pib-sm [%ld.%03ld] ", (long)ts.tv_sec,
+		ts.tv_nsec / 1000000);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+static void sm_usage(void)
+{
+	fprintf(stderr,
+		"usage: pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]\n"
+		"  -d DEVICE   the RDMA device to run on (default: the first)\n"
+		"  -p PORT     its port (default: its first active or initializing one)\n"
+		"  -s SECONDS  between sweeps (default 5)\n"
+		"  -g LIDFILE  port GUIDs and their LIDs, kept across runs (opensm's guid2lid format)\n"
+		"  -t MS       how long an SMP waits for its answer (default 500)\n"
+		"  -1          sweep once and exit (0 if every port is Active)\n"
+		"  -v, -q      more, less in the log (stderr)\n");
+	exit(2);
+}
+
+/* A number from @arg within @lo..@hi, or the usage. */
+static long sm_number(const char *arg, long lo, long hi)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 0);
+	if (errno || end == arg || *end || v < lo || v > hi) {
+		fprintf(stderr, "pib-sm: '%s': want a number from %ld to %ld\n",
+			arg, lo, hi);
+		sm_usage();
+	}
+	return v;
+}
+
+/* Read the LID file, if there is one. Return: 0, or -1 (said why). */
+static int sm_load_lids(struct sm_ctx *c)
+{
+	unsigned int line = 0;
+	FILE *in;
+	int r;
+
+	if (!c->lid_file)
+		return 0;
+	in = fopen(c->lid_file, "r");
+	if (!in)
+		return errno == ENOENT ? 0 : -1;
+	r = sm_lidmap_read(&c->lids, in, &line);
+	fclose(in);
+	if (r) {
+		sm_log(c, SM_LOG_ERR, "%s, line %u: want 'GUID LID [LID]'\n",
+		       c->lid_file, line);
+		return -1;
+	}
+	sm_log(c, SM_LOG_INFO, "%u LIDs from %s\n", c->lids.len, c->lid_file);
+	return 0;
+}
+
+/* Write the LID file anew (a new file renamed over the old one). */
+static void sm_save_lids(struct sm_ctx *c)
+{
+	char tmp[4096];
+	FILE *out;
+	int r;
+
+	if (!c->lid_file)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.new", c->lid_file);
+	out = fopen(tmp, "w");
+	if (!out) {
+		sm_log(c, SM_LOG_ERR, "%s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	r = sm_lidmap_write(&c->lids, out);
+	if (fclose(out) || r || rename(tmp, c->lid_file))
+		sm_log(c, SM_LOG_ERR, "%s: cannot write it\n", c->lid_file);
+}
+
+/* Are all the ports the sweep found with a link Active? */
+static int sm_all_active(const struct sm_ctx *c)
+{
+	const struct sm_node *n;
+	unsigned int p;
+	int i;
+
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		n = &c->fab.node[i];
+		for (p = 1; p <= n->num_ports; p++)
+			if (n->port[p].peer != SM_NONE &&
+			    n->port[p].state != 4)
+				return 0;
+	}
+	return 1;
+}
+
+/* One sweep: discover, configure, log what changed. Return: 0 or -errno. */
+static int sm_sweep(struct sm_ctx *c)
+{
+	struct sm_sweep_stats st;
+	int r;
+
+	r = sm_discover(c);
+	if (r) {
+		sm_log(c, SM_LOG_ERR, "sweep: the SM's own port does not answer: %s\n",
+		       strerror(-r));
+		return r;
+	}
+	r = sm_configure(c, &st);
+	if (r) {
+		sm_log(c, SM_LOG_ERR, "sweep: %s\n", strerror(-r));
+		return r;
+	}
+	if (st.lids_set || st.armed || st.activated)
+		sm_save_lids(c);
+	sm_log(c, st.lids_set || st.armed || st.activated ? SM_LOG_INFO :
+	       SM_LOG_DEBUG,
+	       "sweep: %d switches, %d CAs, top LID %u; %d LIDs set, %d ports armed, %d activated; %u SMPs, %u failed\n",
+	       st.switches, st.cas, c->fab.top_lid, st.lids_set, st.armed,
+	       st.activated, c->smps, c->smp_errors);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
+	struct sm_ctx c = { .timeout_ms = 500, .log_level = SM_LOG_INFO };
+	unsigned int interval = 5;
+	int opt, once = 0, r;
+
+	while ((opt = getopt(argc, argv, "d:p:s:g:t:1vqh")) != -1) {
+		switch (opt) {
+		case 'd': c.dev = optarg; break;
+		case 'p': c.port = sm_number(optarg, 1, SM_MAX_PORTS); break;
+		case 's': interval = sm_number(optarg, 1, 3600); break;
+		case 'g': c.lid_file = optarg; break;
+		case 't': c.timeout_ms = sm_number(optarg, 10, 60000); break;
+		case '1': once = 1; break;
+		case 'v': c.log_level = SM_LOG_DEBUG; break;
+		case 'q': c.log_level = SM_LOG_ERR; break;
+		default: sm_usage();
+		}
+	}
+	if (optind != argc)
+		sm_usage();
+	sm_fabric_init(&c.fab);
+	sm_lidmap_init(&c.lids);
+	if (sm_load_lids(&c))
+		return 1;
+	c.mad = mad_rpc_open_port((char *)c.dev, c.port, classes, 2);
+	if (!c.mad) {
+		fprintf(stderr, "pib-sm: cannot open the management port of %s port %d (is ib_umad loaded?)\n",
+			c.dev ? c.dev : "the first device", c.port);
+		return 1;
+	}
+	mad_rpc_set_timeout(c.mad, c.timeout_ms);
+	signal(SIGINT, sm_on_signal);
+	signal(SIGTERM, sm_on_signal);
+	sm_log(&c, SM_LOG_INFO, "on %s port %d, sweeping every %u s\n",
+	       c.dev ? c.dev : "the first device", c.port, interval);
+	do {
+		r = sm_sweep(&c);
+		if (once)
+			break;
+		sleep(interval);
+	} while (!sm_stop);
+	if (once && !r)
+		r = sm_all_active(&c) ? 0 : -EAGAIN;
+	sm_log(&c, SM_LOG_INFO, "stopping\n");
+	mad_rpc_close_port(c.mad);
+	sm_fabric_free(&c.fab);
+	sm_lidmap_free(&c.lids);
+	return r ? 1 : 0;
+}
