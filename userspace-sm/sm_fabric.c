@@ -75,6 +75,15 @@ int sm_node_is_switch(const struct sm_node *n)
 	return n->type == SM_NODE_SWITCH;
 }
 
+/* The switch at the other end of port @p of node @i, or SM_NONE. */
+int sm_switch_behind(const struct sm_fabric *f, int i, unsigned int p)
+{
+	int peer = f->node[i].port[p].peer;
+
+	return peer != SM_NONE && sm_node_is_switch(&f->node[peer]) ?
+	       peer : SM_NONE;
+}
+
 /* Is @port a physical port of node @i (a switch's port 0 is not)? */
 static int sm_valid_port(const struct sm_fabric *f, int i, unsigned int port)
 {

@@ -121,6 +121,7 @@ int sm_fabric_find(const struct sm_fabric *f, uint64_t guid);
 int sm_fabric_link(struct sm_fabric *f, int a, unsigned int pa, int b,
 		   unsigned int pb);
 int sm_node_is_switch(const struct sm_node *n);
+int sm_switch_behind(const struct sm_fabric *f, int i, unsigned int p);
 int sm_fabric_lid_owner(const struct sm_fabric *f, uint16_t lid, int *node,
 			unsigned int *port);
 

@@ -34,15 +34,6 @@ struct sm_tree {
 	int *depth;		/* -1: not reached */
 };
 
-static int sm_switch_behind_port(const struct sm_fabric *f, int node,
-				 unsigned int p)
-{
-	int peer = f->node[node].port[p].peer;
-
-	return peer != SM_NONE && sm_node_is_switch(&f->node[peer]) ?
-	       peer : SM_NONE;
-}
-
 static void sm_tree_grow(const struct sm_fabric *f, struct sm_tree *t,
 			 int root, int *queue)
 {
@@ -58,7 +49,7 @@ static void sm_tree_grow(const struct sm_fabric *f, struct sm_tree *t,
 	while (head < tail) {
 		u = queue[head++];
 		for (p = 1; p <= f->node[u].num_ports; p++) {
-			v = sm_switch_behind_port(f, u, p);
+			v = sm_switch_behind(f, u, p);
 			if (v == SM_NONE || t->depth[v] >= 0)
 				continue;
 			t->depth[v] = t->depth[u] + 1;
@@ -150,7 +141,7 @@ static int sm_member_switches(const struct sm_fabric *f,
 		    sm_node_is_switch(&f->node[m[i].node]) || !m[i].port ||
 		    m[i].port > f->node[m[i].node].num_ports)
 			return -EINVAL;
-		msw[i] = sm_switch_behind_port(f, m[i].node, m[i].port);
+		msw[i] = sm_switch_behind(f, m[i].node, m[i].port);
 		if (msw[i] == SM_NONE)
 			return -EINVAL;
 	}

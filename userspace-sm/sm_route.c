@@ -27,16 +27,6 @@ static int *sm_hop(const struct sm_hops *h, int a, int b)
 	return &h->hop[(size_t)a * h->n + b];
 }
 
-/* The switch at the other end of port @p of node @n, or SM_NONE. */
-static int sm_switch_behind(const struct sm_fabric *f, const struct sm_node *n,
-			    unsigned int p)
-{
-	int peer = n->port[p].peer;
-
-	return peer != SM_NONE && sm_node_is_switch(&f->node[peer]) ?
-	       peer : SM_NONE;
-}
-
 /* Breadth first from switch @s, over switch-to-switch links. */
 static void sm_bfs(const struct sm_fabric *f, struct sm_hops *h, int s,
 		   int *queue)
@@ -51,7 +41,7 @@ static void sm_bfs(const struct sm_fabric *f, struct sm_hops *h, int s,
 		u = queue[head++];
 		n = &f->node[u];
 		for (p = 1; p <= n->num_ports; p++) {
-			v = sm_switch_behind(f, n, p);
+			v = sm_switch_behind(f, u, p);
 			if (v == SM_NONE || *sm_hop(h, s, v) != SM_FAR)
 				continue;
 			*sm_hop(h, s, v) = *sm_hop(h, s, u) + 1;
@@ -121,7 +111,7 @@ static int sm_lid_exit(const struct sm_fabric *f, int node, unsigned int port,
 		*out = 0;
 		return 1;
 	}
-	*sw = sm_switch_behind(f, n, port);
+	*sw = sm_switch_behind(f, node, port);
 	*out = n->port[port].peer_port;
 	return *sw != SM_NONE;
 }
@@ -134,7 +124,7 @@ static uint8_t sm_next_port(const struct sm_fabric *f, const struct sm_hops *h,
 	unsigned int p, best = SM_LFT_DROP;
 
 	for (p = 1; p <= n->num_ports; p++) {
-		v = sm_switch_behind(f, n, p);
+		v = sm_switch_behind(f, s, p);
 		if (v == SM_NONE || *sm_hop(h, v, ds) != want)
 			continue;
 		if (best == SM_LFT_DROP || n->load[p] < n->load[best])

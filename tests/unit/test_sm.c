@@ -92,16 +92,11 @@ static void build_ring(struct sm_fabric *f, int k)
 	}
 }
 
-/* The switch behind (@node, @port), or SM_NONE. */
+/* The switch behind (@node, @port) (a switch: itself), or SM_NONE. */
 static int switch_of(const struct sm_fabric *f, int node, unsigned int port)
 {
-	int peer;
-
-	if (sm_node_is_switch(&f->node[node]))
-		return node;
-	peer = f->node[node].port[port].peer;
-	return peer != SM_NONE && sm_node_is_switch(&f->node[peer]) ?
-	       peer : SM_NONE;
+	return sm_node_is_switch(&f->node[node]) ? node :
+	       sm_switch_behind(f, node, port);
 }
 
 /* Every end port has a LID of its own; no other port has one. */
