@@ -34,12 +34,18 @@ static struct pib_swqe *pib_sq_st(struct pib_qp *qp, u32 idx)
 	return &qp->sq.st[idx & (qp->sq.ring.num - 1)];
 }
 
-/*
- * Post the completion of a send WQE, if it asked for one or failed.
- * Return: whether it did.
- */
-static bool pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
-		       struct pib_swqe *st, enum ib_wc_status status)
+/* Does a send WQE complete to the CQ: did it ask to, or fail? */
+static bool pib_sq_wants_cqe(const struct pib_qp *qp,
+			     const struct pib_send_wqe *wqe,
+			     enum ib_wc_status status)
+{
+	return status != IB_WC_SUCCESS || qp->sig_all ||
+	       (wqe->send_flags & PIB_SEND_SIGNALED);
+}
+
+/* Post the completion of a send WQE (the kernel's copy of it). */
+static void pib_sq_cqe(struct pib_qp *qp, const struct pib_send_wqe *wqe,
+		       const struct pib_swqe *st, enum ib_wc_status status)
 {
 	struct pib_cqe cqe = {
 		.wr_id = wqe->wr_id,
@@ -48,13 +54,9 @@ static bool pib_sq_cqe(struct pib_qp *qp, struct pib_send_wqe *wqe,
 		.qp_num = qp->ibqp.qp_num,
 	};
 
-	if (status == IB_WC_SUCCESS && !qp->sig_all &&
-	    !(wqe->send_flags & PIB_SEND_SIGNALED))
-		return false;
 	if (pib_wqe_has_response(wqe))
 		cqe.byte_len = st->len;
 	pib_cq_push(to_pib_cq(qp->ibqp.send_cq), &cqe, qp, false);
-	return true;
 }
 
 /**
@@ -67,16 +69,23 @@ void pib_sq_complete(struct pib_qp *qp, enum ib_wc_status status)
 	struct pib_sq *sq = &qp->sq;
 	u32 cons = sq->ring.cons;
 	struct pib_send_wqe *wqe = pib_sq_wqe(qp, cons);
+	bool cqe = pib_sq_wants_cqe(qp, wqe, status);
 
 	/*
-	 * Strict error mode frees the slot of an unsignaled send with the
-	 * next completion, as HCAs do: until then the provider sees it used.
+	 * The slot is published free before the completion is: a program
+	 * that has polled the completion may post into the slot at once
+	 * (perftest keeps its SQ full so), and it would find the SQ full.
+	 * The completion is read from the kernel's copy of the WQE, which a
+	 * new post cannot touch while the QP's lock is held. Strict error
+	 * mode frees the slot of an unsignaled send with the next
+	 * completion, as HCAs do: until then the provider sees it used.
 	 */
-	if (pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status) ||
-	    !pib_strict_holds_sq(qp))
+	if (cqe || !pib_strict_holds_sq(qp))
 		pib_ring_consume(&sq->ring);
 	else
 		sq->ring.cons++;
+	if (cqe)
+		pib_sq_cqe(qp, wqe, pib_sq_st(qp, cons), status);
 	if (qp->req.cur == cons) {
 		qp->req.cur++;
 		qp->req.offset = 0;

@@ -15,6 +15,8 @@
 # - `down` leaves no namespace, device or opensm behind;
 # - `up 3 --exclusive`: each host sees only its own device, perftest runs
 #   between them, and `down` sets the shared mode back;
+# - `up 8 --sm pib-sm`: pib's own SM brings the 8 up (ibnetdiscover,
+#   perftest from end to end), and `down` stops it;
 # - `up 3 --ipv6 --ipoib`: an IPv6-only LAN, whose switches hear each
 #   other from link-local addresses; all ports ACTIVE, IPoIB and perftest.
 # The rig fails the test on any kernel warning.
@@ -40,10 +42,13 @@ no_fabric() {
 	expect_eq "$1: no pibf namespace" "$(ip netns list | grep -c '^pibf')" 0
 	expect_eq "$1: no pib device" "$(pib_devs)" 0
 	expect_eq "$1: no opensm" "$(pgrep -c opensm)" 0
+	expect_eq "$1: no pib-sm" "$(pgrep -c pib-sm)" 0
 }
 
 check_fails "up 0: refused" "want a number of hosts" $fab up 0
-check_fails "up --sm nosuch: refused" "--sm opensm or none" $fab up 2 --sm nosuch
+check_fails "up --sm nosuch: refused" "--sm opensm, pib-sm or none" $fab up 2 --sm nosuch
+check_fails "up --sm pib-sm --ipoib: refused" "--ipoib needs opensm" \
+	$fab up 2 --sm pib-sm --ipoib
 check_fails "exec without a fabric: refused" "no host '1'" $fab exec 1 true
 
 t=$SECONDS
@@ -130,6 +135,19 @@ pair_ns "exclusive: ib_send_bw between hosts 1 and 3" 180 1 3 ib_send_bw -n 100
 check "pib-fabric down (exclusive)" $fab down
 no_fabric "down (exclusive)"
 expect_match "shared mode back" "$(rdma system show)" "netns shared"
+
+# pib-sm instead of opensm: 8 ports ACTIVE, the whole fabric discovered,
+# perftest from one end to the other.
+t=$SECONDS
+check "pib-fabric up $n --sm pib-sm" timeout 300 $fab up $n --sm pib-sm
+elapsed "$t" "up $n under pib-sm"
+expect_eq "pib-sm: $n ports ACTIVE" "$($fab status | grep -c ' ACTIVE ')" $n
+topo=$($fab exec 1 timeout 120 ibnetdiscover 2>&1)
+expect_eq "pib-sm: ibnetdiscover: $n switches" "$(grep -c '^Switch' <<<"$topo")" $n
+expect_eq "pib-sm: ibnetdiscover: $n CAs" "$(grep -c '^Ca' <<<"$topo")" $n
+pair_ns "pib-sm: ib_send_bw between hosts 1 and $n" 180 1 $n ib_send_bw -n 100
+check "pib-fabric down (pib-sm)" $fab down
+no_fabric "down (pib-sm)"
 
 check "pib-fabric up 3 --ipv6 --ipoib" timeout 300 $fab up 3 --ipv6 --ipoib
 st=$(cat /sys/kernel/debug/pib/lan1)
