@@ -133,7 +133,7 @@ static int sm_all_active(const struct sm_ctx *c)
 		n = &c->fab.node[i];
 		for (p = 1; p <= n->num_ports; p++)
 			if (n->port[p].peer != SM_NONE &&
-			    n->port[p].state != 4)
+			    n->port[p].state != SM_PORT_ACTIVE)
 				return 0;
 	}
 	return 1;

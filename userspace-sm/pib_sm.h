@@ -13,6 +13,15 @@
 
 struct ibmad_port;
 
+/* IBA 14.2.5.6 PortInfo.PortState. */
+enum sm_port_state {
+	SM_PORT_NOP = 0,	/* in a Set: no change */
+	SM_PORT_DOWN = 1,
+	SM_PORT_INIT = 2,
+	SM_PORT_ARMED = 3,
+	SM_PORT_ACTIVE = 4,
+};
+
 /* Log levels of -q, default, -v. */
 enum sm_log_level {
 	SM_LOG_ERR,

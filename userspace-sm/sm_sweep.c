@@ -16,15 +16,6 @@
 
 #include "pib_sm.h"
 
-/* IBA 14.2.5.6 PortInfo.PortState. */
-enum sm_port_state {
-	SM_PORT_NOP = 0,	/* in a Set: no change */
-	SM_PORT_DOWN = 1,
-	SM_PORT_INIT = 2,
-	SM_PORT_ARMED = 3,
-	SM_PORT_ACTIVE = 4,
-};
-
 /* An LFT block: 64 LIDs' ports (IBA 14.2.5.10). */
 #define SM_LFT_BLOCK	64
 /* The permissive LID: a directed route's ends (IBA 14.2.2). */
