@@ -12,6 +12,7 @@
  * Not yet: the SA (path and multicast records: rdma_cm, IPoIB), SMInfo
  * and master election, traps, partitions, a daemon mode.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -25,6 +26,9 @@
 #include <infiniband/mad.h>
 
 #include "pib_sm.h"
+
+/* IBA 4.1.1: the default GID prefix. */
+#define SM_SUBNET_PREFIX	0xfe80000000000000ull
 
 static volatile sig_atomic_t sm_stop;
 
@@ -139,6 +143,105 @@ static int sm_all_active(const struct sm_ctx *c)
 	return 1;
 }
 
+/* Milliseconds of the monotonic clock. */
+static uint64_t sm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Free what sm_groups() made. */
+static void sm_groups_free(struct sm_group *g, unsigned int ng)
+{
+	unsigned int k;
+
+	for (k = 0; k < ng && g; k++)
+		free(g[k].members);
+	free(g);
+}
+
+/*
+ * Every MLID the SA gave out (groups that are gone included: their MFT
+ * entries are cleared), with its member ports in the subnet model.
+ * Return: the groups, *@ng of them, or NULL (out of memory).
+ */
+static struct sm_group *sm_groups(struct sm_ctx *c, unsigned int *ng)
+{
+	uint16_t top = sm_sa_mlid_top(&c->sa);
+	struct sm_mcast_member *m;
+	struct sm_group *g;
+	unsigned int k, n;
+
+	*ng = top >= SM_MLID_FIRST ? top - SM_MLID_FIRST + 1u : 0;
+	g = calloc(*ng + 1, sizeof(*g));
+	m = calloc(SM_SA_MAX_MEMBERS, sizeof(*m));
+	for (k = 0; k < *ng && g && m; k++) {
+		g[k].mlid = SM_MLID_FIRST + k;
+		n = sm_sa_mlid_members(&c->sa, &c->fab, g[k].mlid, m,
+				       SM_SA_MAX_MEMBERS);
+		g[k].members = calloc(n + 1, sizeof(*m));
+		if (!g[k].members)
+			break;
+		memcpy(g[k].members, m, n * sizeof(*m));
+		g[k].n = n;
+	}
+	free(m);
+	if (g && k == *ng)
+		return g;
+	sm_groups_free(g, *ng);
+	return NULL;
+}
+
+/* The switches' MFTs for the SA's groups as they are now. */
+static void sm_mcast_update(struct sm_ctx *c)
+{
+	struct sm_group *g;
+	unsigned int ng;
+	int r;
+
+	g = sm_groups(c, &ng);
+	r = g ? sm_set_mfts(c, g, ng) : -ENOMEM;
+	if (r)
+		sm_log(c, SM_LOG_ERR, "multicast forwarding: %s\n", strerror(-r));
+	sm_groups_free(g, ng);
+}
+
+/* Send the SA's Reports (traps 64, 65) to their subscribers. */
+static void sm_send_reports(struct sm_ctx *c, const struct sm_sa_report *rep,
+			    unsigned int n)
+{
+	ib_mad_addr_t to;
+	unsigned int k;
+
+	for (k = 0; k < n && c->sa_port >= 0; k++) {
+		memset(&to, 0, sizeof(to));
+		to.lid = htons(rep[k].dlid);
+		to.qpn = htonl(rep[k].dqpn);
+		/* A Report waits for its ReportResp (IBA 13.4.8.2). */
+		sm_agent_send(c, rep[k].mad, rep[k].len, &to, 0,
+			      (int)c->timeout_ms, 2);
+	}
+}
+
+/* What the SA learns from a sweep: its ports, the IPoIB group, Reports. */
+static void sm_sa_after_sweep(struct sm_ctx *c)
+{
+	struct sm_sa_report *rep = NULL;
+	unsigned int n = 0;
+
+	sm_sa_tick(&c->sa, sm_now_ms() / 1000);
+	if (sm_sa_ipoib_bcast(&c->sa, &c->fab))
+		sm_log(c, SM_LOG_ERR, "SA: cannot make the IPoIB broadcast group\n");
+	if (sm_sa_ports_update(&c->sa, &c->fab, c->sm_lid, &rep, &n))
+		sm_log(c, SM_LOG_ERR, "SA: out of memory for its ports\n");
+	sm_send_reports(c, rep, n);
+	free(rep);
+	sm_sa_mcast_dirty(&c->sa);
+	sm_mcast_update(c);
+}
+
 /* One sweep: discover, configure, log what changed. Return: 0 or -errno. */
 static int sm_sweep(struct sm_ctx *c)
 {
@@ -156,6 +259,7 @@ static int sm_sweep(struct sm_ctx *c)
 		sm_log(c, SM_LOG_ERR, "sweep: %s\n", strerror(-r));
 		return r;
 	}
+	sm_sa_after_sweep(c);
 	if (st.lids_set || st.armed || st.activated)
 		sm_save_lids(c);
 	sm_log(c, st.lids_set || st.armed || st.activated ? SM_LOG_INFO :
@@ -164,6 +268,21 @@ static int sm_sweep(struct sm_ctx *c)
 	       st.switches, st.cas, c->fab.top_lid, st.lids_set, st.armed,
 	       st.activated, c->smps, c->smp_errors);
 	return 0;
+}
+
+/* Answer the SA's clients until @until (monotonic ms) or a signal. */
+static void sm_serve(struct sm_ctx *c, uint64_t until)
+{
+	uint64_t now;
+	int r;
+
+	while (!sm_stop && (now = sm_now_ms()) < until) {
+		r = sm_agent_poll(c, (int)(until - now));
+		if (r < 0 && r != -EINTR)
+			sleep(1);	/* said why; no busy loop */
+		if (sm_sa_mcast_dirty(&c->sa))
+			sm_mcast_update(c);
+	}
 }
 
 int main(int argc, char **argv)
@@ -190,7 +309,8 @@ int main(int argc, char **argv)
 		sm_usage();
 	sm_fabric_init(&c.fab);
 	sm_lidmap_init(&c.lids);
-	if (sm_load_lids(&c))
+	c.sa_port = c.sa_agent = -1;
+	if (sm_sa_init(&c.sa, SM_SUBNET_PREFIX) || sm_load_lids(&c))
 		return 1;
 	c.mad = mad_rpc_open_port((char *)c.dev, c.port, classes, 2);
 	if (!c.mad) {
@@ -199,6 +319,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	mad_rpc_set_timeout(c.mad, c.timeout_ms);
+	/* The SA serves between sweeps; a single sweep needs none. */
+	if (!once && sm_agent_open(&c)) {
+		mad_rpc_close_port(c.mad);
+		return 1;
+	}
 	signal(SIGINT, sm_on_signal);
 	signal(SIGTERM, sm_on_signal);
 	sm_log(&c, SM_LOG_INFO, "on %s port %d, sweeping every %u s\n",
@@ -207,12 +332,15 @@ int main(int argc, char **argv)
 		r = sm_sweep(&c);
 		if (once)
 			break;
-		sleep(interval);
+		sm_serve(&c, sm_now_ms() + interval * 1000ull);
 	} while (!sm_stop);
 	if (once && !r)
 		r = sm_all_active(&c) ? 0 : -EAGAIN;
-	sm_log(&c, SM_LOG_INFO, "stopping\n");
+	sm_log(&c, SM_LOG_INFO, "stopping; the SA answered %lu requests\n",
+	       c.sa_requests);
+	sm_agent_close(&c);
 	mad_rpc_close_port(c.mad);
+	sm_sa_free(&c.sa);
 	sm_fabric_free(&c.fab);
 	sm_lidmap_free(&c.lids);
 	return r ? 1 : 0;

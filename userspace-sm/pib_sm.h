@@ -7,11 +7,19 @@
 #ifndef PIB_SM_H
 #define PIB_SM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include <infiniband/umad.h>
+
 #include "sm_fabric.h"
+#include "sm_sa.h"
 
 struct ibmad_port;
+
+/* The MLIDs the SA gives its groups. */
+#define SM_MLID_FIRST	SM_SA_MLID_BASE
+#define SM_MLID_LAST	(SM_SA_MLID_BASE + SM_SA_MAX_GROUPS - 1)
 
 /* IBA 14.2.5.6 PortInfo.PortState. */
 enum sm_port_state {
@@ -42,6 +50,13 @@ enum sm_log_level {
  * @root: @fab's index of the SM's own node
  * @smps: SMPs sent in the last sweep
  * @smp_errors: SMPs of the last sweep that got no good answer
+ * @sm_lid: the LID of the SM's own port, once the sweep gave it one
+ * @sa: the SA's records and groups (sm_sa.c)
+ * @sa_port: the umad port the SA answers on (-1: none)
+ * @sa_agent: its agent for the SA class
+ * @sa_buf: the umad buffer requests are received in
+ * @sa_buf_len: its size
+ * @sa_requests: requests the SA received
  */
 struct sm_ctx {
 	struct ibmad_port *mad;
@@ -55,6 +70,25 @@ struct sm_ctx {
 	int root;
 	unsigned int smps;
 	unsigned int smp_errors;
+	uint16_t sm_lid;
+	struct sm_sa sa;
+	int sa_port;
+	int sa_agent;
+	uint8_t *sa_buf;
+	size_t sa_buf_len;
+	unsigned long sa_requests;
+};
+
+/**
+ * struct sm_group - a multicast group as the MFTs need it
+ * @mlid: its MLID
+ * @members: its member ports in the SM's subnet model
+ * @n: how many
+ */
+struct sm_group {
+	uint16_t mlid;
+	struct sm_mcast_member *members;
+	unsigned int n;
 };
 
 /* What a sweep did. */
@@ -72,5 +106,18 @@ void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
 /* sm_sweep.c: discovery and configuration by directed-route SMPs */
 int sm_discover(struct sm_ctx *c);
 int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st);
+int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
+	   unsigned int attr, unsigned int mod, uint8_t *buf);
+
+/* sm_mft.c: multicast forwarding tables */
+int sm_set_mfts(struct sm_ctx *c, const struct sm_group *g, unsigned int ng);
+
+/* sm_agent.c: the SA's agent on QP1 */
+int sm_agent_open(struct sm_ctx *c);
+void sm_agent_close(struct sm_ctx *c);
+int sm_agent_poll(struct sm_ctx *c, int timeout_ms);
+int sm_agent_send(struct sm_ctx *c, const uint8_t *mad, size_t len,
+		  const ib_mad_addr_t *to, int pkey_index, int timeout_ms,
+		  int retries);
 
 #endif /* PIB_SM_H */

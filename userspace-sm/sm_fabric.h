@@ -25,6 +25,11 @@
 #define SM_NONE			(-1)
 /* IBA 14.2.2: a directed route has at most 63 hops. */
 #define SM_MAX_HOPS		63
+/* Sizes of SMP attributes as on the wire (IBA 14.2.5). */
+#define SM_NODE_INFO_LEN	40
+#define SM_NODE_DESC_LEN	64
+#define SM_SWITCH_INFO_LEN	20
+#define SM_PORT_INFO_LEN	64
 
 enum sm_node_type {
 	SM_NODE_CA = 1,		/* NodeInfo.NodeType, IBA 14.2.5.3 */
@@ -42,6 +47,10 @@ enum sm_node_type {
  *	3 Armed, 4 Active), 0 for a port it did not read
  * @mtu_cap: PortInfo.MTUCap as the sweep read it
  * @vl_cap: PortInfo.VLCap as the sweep read it
+ * @port_info: the port's PortInfo as on the wire (IBA 14.2.5.6), as the
+ *	last sweep read or set it; all zero if it was not read. The SA
+ *	(sm_sa.h) answers PortInfoRecords from it and takes NeighborMTU,
+ *	LinkWidthActive and LinkSpeed(Ext)Active from it for paths.
  */
 struct sm_port {
 	int peer;
@@ -51,6 +60,7 @@ struct sm_port {
 	uint8_t state;
 	uint8_t mtu_cap;
 	uint8_t vl_cap;
+	uint8_t port_info[SM_PORT_INFO_LEN];
 };
 
 /**
@@ -68,6 +78,11 @@ struct sm_port {
  *	@hops] the ports out of each switch on the way
  * @hops: the route's length (0: the SM's own node)
  * @entry: the port the sweep entered it through
+ * @node_info: its NodeInfo as on the wire (IBA 14.2.5.3), as the sweep
+ *	read it (PortGUID and LocalPortNum are those of the port it was
+ *	read through); all zero if not read
+ * @node_desc: its NodeDescription (IBA 14.2.5.2), all zero if not read
+ * @switch_info: a switch's SwitchInfo as on the wire (IBA 14.2.5.4)
  */
 struct sm_node {
 	uint64_t guid;
@@ -80,6 +95,9 @@ struct sm_node {
 	uint8_t path[SM_MAX_HOPS + 1];
 	uint8_t hops;
 	uint8_t entry;
+	uint8_t node_info[SM_NODE_INFO_LEN];
+	uint8_t node_desc[SM_NODE_DESC_LEN];
+	uint8_t switch_info[SM_SWITCH_INFO_LEN];
 };
 
 /**

@@ -31,8 +31,18 @@ static void sm_route_to(const struct sm_node *n, ib_portid_t *id)
 	id->drpath.drdlid = SM_PERMISSIVE;
 }
 
-/* Get (@set 0) or Set attribute @attr of @n, modifier @mod, in @buf. */
-static int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
+/**
+ * sm_smp() - Get or Set an attribute of a node by directed route
+ * @c: the SM
+ * @n: the node (its route)
+ * @set: 0 Get, 1 Set
+ * @attr: the attribute
+ * @mod: its modifier
+ * @buf: IB_SMP_DATA_SIZE bytes: what to set, and the answer
+ *
+ * Return: 0, or -EIO if no good answer came.
+ */
+int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
 		  unsigned int attr, unsigned int mod, uint8_t *buf)
 {
 	ib_portid_t id;
@@ -58,6 +68,7 @@ static unsigned int sm_port_state(struct sm_ctx *c, int i, unsigned int p)
 
 	if (sm_smp(c, &c->fab.node[i], 0, IB_ATTR_PORT_INFO, p, pi))
 		return 0;
+	memcpy(c->fab.node[i].port[p].port_info, pi, SM_PORT_INFO_LEN);
 	state = mad_get_field(pi, 0, IB_PORT_STATE_F);
 	c->fab.node[i].port[p].state = state;
 	c->fab.node[i].port[p].mtu_cap = mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
@@ -101,10 +112,15 @@ static int sm_visit(struct sm_ctx *c, const struct sm_node *n,
 		return i;
 	}
 	node = &c->fab.node[i];
+	memcpy(node->node_info, ni, SM_NODE_INFO_LEN);
 	memcpy(node->path, n->path, sizeof(node->path));
 	node->hops = n->hops;
 	node->entry = *local;
 	node->port[type == SM_NODE_SWITCH ? 0 : *local].guid = port_guid;
+	/* For the SA's NodeRecords; a node without one still counts. */
+	memset(ni, 0, sizeof(ni));
+	if (!sm_smp(c, node, 0, IB_ATTR_NODE_DESC, 0, ni))
+		memcpy(node->node_desc, ni, SM_NODE_DESC_LEN);
 	return i;
 }
 
@@ -223,7 +239,11 @@ static int sm_set_port(struct sm_ctx *c, int i, unsigned int p, uint16_t lid,
 	}
 	mad_set_field(pi, 0, IB_PORT_STATE_F, state);
 	mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
-	return sm_smp(c, n, 1, IB_ATTR_PORT_INFO, p, pi) ? -EIO : 1;
+	if (sm_smp(c, n, 1, IB_ATTR_PORT_INFO, p, pi))
+		return -EIO;
+	/* The answer: the port as it is now. */
+	memcpy(n->port[p].port_info, pi, SM_PORT_INFO_LEN);
+	return 1;
 }
 
 /*
@@ -244,6 +264,7 @@ static int sm_set_lft(struct sm_ctx *c, int i)
 		if (sm_smp(c, n, 1, IB_ATTR_SWITCH_INFO, 0, si))
 			return -EIO;
 	}
+	memcpy(n->switch_info, si, SM_SWITCH_INFO_LEN);
 	for (b = 0; b <= top / SM_LFT_BLOCK; b++) {
 		for (k = 0; k < SM_LFT_BLOCK; k++) {
 			lid = b * SM_LFT_BLOCK + k;
@@ -310,6 +331,7 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 		return r;
 	n = &f->node[c->root];
 	sm_lid = n->port[n->entry].lid;
+	c->sm_lid = sm_lid;
 	for (i = 0; i < f->num_nodes; i++) {
 		n = &f->node[i];
 		if (sm_node_is_switch(n)) {

@@ -6,7 +6,10 @@
 # with unique LIDs, about as fast as opensm does on the same fabric (both
 # times are in the log), programs the switches' LFTs so that LID-routed
 # MADs and ibv_rc_pingpong and perftest (which need no SA) cross the
-# fabric; restarted with its LID file, it gives every port the LID it had.
+# fabric. Its SA answers saquery (nodes, ports, links, paths), rdma_cm's
+# path queries (rping, perftest -R) and IPoIB's joins, with no partition
+# file: IPoIB pings across. Restarted with its LID file, it gives every
+# port the LID it had.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -102,6 +105,48 @@ barrier diag
 PAIR_DEV=pibeth0
 pair_run rc_pingpong 180 ibv_rc_pingpong -n 50 -c
 pair_run send_bw 180 ib_send_bw -n 200 -F
+
+# pib-sm's SA: saquery's records, and what rdma_cm and IPoIB ask it for.
+# IPoIB comes up with no partition file: the broadcast group pib-sm made
+# has the MTU every port can do (1024 on this 1500-byte LAN).
+if [ "$PIB_HOST" = 2 ]; then
+	out=$(timeout 60 saquery -C pibeth0 -P 1 2>&1)
+	expect_eq "saquery: 6 NodeRecords" "$(grep -c '^NodeRecord dump' <<<"$out")" 6 ||
+		echo "$out" | head -n 20
+	expect_match "saquery: host3's node description" "$out" 'NodeDescription\.*host3 pibeth0'
+	out=$(timeout 60 saquery -C pibeth0 -P 1 -p --src-to-dst "$(lid_of 2):$(lid_of 3)" 2>&1)
+	echo "$out"
+	expect_eq "saquery -p: one path" "$(grep -c '^PathRecord dump' <<<"$out")" 1
+	expect_match "saquery -p: to host3's LID" "$out" "dlid\.*$(lid_of 3)\$"
+	# (selector 2, exactly: 0x80 | 3, 1024 bytes)
+	expect_match "saquery -p: MTU 1024" "$out" 'mtu\.*0x83$'
+	# (every port of every switch has a PortInfoRecord: one LID's)
+	out=$(timeout 60 saquery -C pibeth0 -P 1 PIR "$(lid_of 3)" 2>&1)
+	expect_eq "saquery PIR: host3's port" "$(grep -c '^PortInfoRecord dump' <<<"$out")" 1 ||
+		echo "$out" | head -n 20
+	expect_match "saquery PIR: host3's port is Active" "$out" 'LinkState:\.*Active'
+	out=$(timeout 60 saquery -C pibeth0 -P 1 LR 2>&1)
+	expect_eq "saquery LR: 12 LinkRecords (3 CA links, 3 between switches; both ways)" \
+		"$(grep -c '^LinkRecord dump' <<<"$out")" 12 || echo "$out" | head -n 20
+fi
+barrier saquery
+ipoib_up rdma_ucm
+out=$([ "$PIB_HOST" = 2 ] && timeout 60 saquery -C pibeth0 -P 1 -m 2>&1)
+[ "$PIB_HOST" != 2 ] || expect_match "saquery -m: the broadcast group at MTU 1024" \
+	"$out" 'MGID\.*ff12:401b:ffff::ffff:ffff'
+barrier ipoib-up
+if [ "$PIB_HOST" != 1 ]; then
+	check "ping over ib0 to host1" ping -c 3 -W 5 10.98.0.1
+	check "ping over ib0 to host$((5 - PIB_HOST))" ping -c 3 -W 5 "10.98.0.$((5 - PIB_HOST))"
+fi
+barrier pinged
+cm_pair rping 120 rping -s -a 10.98.0.1 -C 20 -S 4000 -V -- \
+	rping -c -a 10.98.0.1 -C 20 -S 4000 -V
+cm_pair send_bw_rdma_cm 120 ib_send_bw -R -F -d pibeth0 -n 200 -- \
+	ib_send_bw -R -F -d pibeth0 -n 200 10.98.0.1
+check "ib0 down" ip link set ib0 down
+check "ib_ipoib unloaded" modprobe -r ib_ipoib
+barrier ipoib-done
 
 # pib-sm stops; host3's device is made anew (no LID, INIT); a new pib-sm
 # with the LID file gives it the LID it had, and the others keep theirs.
