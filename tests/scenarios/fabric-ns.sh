@@ -15,8 +15,9 @@
 # - `down` leaves no namespace, device or opensm behind;
 # - `up 3 --exclusive`: each host sees only its own device, perftest runs
 #   between them, and `down` sets the shared mode back;
-# - `up 8 --sm pib-sm`: pib's own SM brings the 8 up (ibnetdiscover,
-#   perftest from end to end), and `down` stops it;
+# - `up 8 --sm pib-sm --ipoib`: pib's own SM brings the 8 up
+#   (ibnetdiscover, perftest from end to end; IPoIB ping and rping through
+#   its SA, with no partition file), and `down` stops it;
 # - `up 3 --ipv6 --ipoib`: an IPv6-only LAN, whose switches hear each
 #   other from link-local addresses; all ports ACTIVE, IPoIB and perftest.
 # The rig fails the test on any kernel warning.
@@ -47,8 +48,6 @@ no_fabric() {
 
 check_fails "up 0: refused" "want a number of hosts" $fab up 0
 check_fails "up --sm nosuch: refused" "--sm opensm, pib-sm or none" $fab up 2 --sm nosuch
-check_fails "up --sm pib-sm --ipoib: refused" "--ipoib needs opensm" \
-	$fab up 2 --sm pib-sm --ipoib
 check_fails "exec without a fabric: refused" "no host '1'" $fab exec 1 true
 
 t=$SECONDS
@@ -137,15 +136,22 @@ no_fabric "down (exclusive)"
 expect_match "shared mode back" "$(rdma system show)" "netns shared"
 
 # pib-sm instead of opensm: 8 ports ACTIVE, the whole fabric discovered,
-# perftest from one end to the other.
+# perftest from one end to the other; IPoIB and rdma_cm through its SA.
 t=$SECONDS
-check "pib-fabric up $n --sm pib-sm" timeout 300 $fab up $n --sm pib-sm
+check "pib-fabric up $n --sm pib-sm --ipoib" timeout 300 $fab up $n --sm pib-sm --ipoib
 elapsed "$t" "up $n under pib-sm"
 expect_eq "pib-sm: $n ports ACTIVE" "$($fab status | grep -c ' ACTIVE ')" $n
 topo=$($fab exec 1 timeout 120 ibnetdiscover 2>&1)
 expect_eq "pib-sm: ibnetdiscover: $n switches" "$(grep -c '^Switch' <<<"$topo")" $n
 expect_eq "pib-sm: ibnetdiscover: $n CAs" "$(grep -c '^Ca' <<<"$topo")" $n
 pair_ns "pib-sm: ib_send_bw between hosts 1 and $n" 180 1 $n ib_send_bw -n 100
+check "pib-sm: IPoIB: host 2 pings host $n" $fab exec 2 ping -c 3 -W 5 10.251.0.$n
+$fab exec $n timeout 120 rping -s -a 10.251.0.$n -C 3 >"$PIB_RESULTS/rping-pib-sm.server" 2>&1 &
+pid=$!
+sleep 3
+check "pib-sm: rping from host 1 to host $n" $fab exec 1 timeout 120 rping -c -a 10.251.0.$n -C 3 -v
+wait "$pid"
+expect_eq "pib-sm: rping server exit status" $? 0
 check "pib-fabric down (pib-sm)" $fab down
 no_fabric "down (pib-sm)"
 
