@@ -685,6 +685,171 @@ static void gen_resp_busy(void)
 	save("fuzz_resp", "read-busy", &s);
 }
 
+/*
+ * fuzz_sa: records of a flags byte (bits 0-1: the requester, CA 0-2 as
+ * 1-3; bit 6: a sweep after it finds subnet bits 4-5) and a 256-byte SA
+ * MAD. The subnet prefix and port GUIDs are those of fuzz_sa.c.
+ */
+#define SA_PREFIX		0xfe80000000000000ULL
+#define SA_CA_PORT(i)		(0x0002c90300003000ULL + (i))
+#define SA_GET			0x01
+#define SA_SET			0x02
+#define SA_GET_TABLE		0x12
+#define SA_DELETE		0x15
+
+static const __u8 ipoib_bcast[16] = {
+	0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+	0xff, 0xff, 0xff, 0xff,
+};
+
+/* An SA MAD: class 3, version 2, @comp its ComponentMask. */
+static void sa_mad(__u8 *m, __u8 method, __u16 attr, __u64 comp)
+{
+	static __u32 tid = 0x5a000000;
+
+	mad_hdr(m, 0x03, method, attr, 0);
+	m[2] = 2;
+	put_unaligned_be32(++tid, m + 12);
+	put_unaligned_be64(comp, m + 48);
+}
+
+static void sa_gid(__u8 *p, unsigned int ca)
+{
+	put_unaligned_be64(SA_PREFIX, p);
+	put_unaligned_be64(SA_CA_PORT(ca), p + 8);
+}
+
+static void sa_put(struct seed *s, __u8 flags, const __u8 *m)
+{
+	put8(s, flags);
+	put(s, m, MAD_LEN);
+}
+
+/* PathRecord from CA @src to CA @dst by SGID and DGID. */
+static void sa_path(__u8 *m, __u8 method, unsigned int src, unsigned int dst)
+{
+	sa_mad(m, method, 0x0035, 1 << 2 | 1 << 3);
+	sa_gid(m + 56 + 8, dst);
+	sa_gid(m + 56 + 24, src);
+}
+
+/* MCMemberRecord join (or leave) of @mgid by CA @ca, as IPoIB's
+ * broadcast join: MGID, PortGID, P_Key, JoinState. */
+static void sa_mcm(__u8 *m, __u8 method, const __u8 *mgid, unsigned int ca,
+		   __u8 join_state)
+{
+	sa_mad(m, method, 0x0038, 1 << 0 | 1 << 1 | 1 << 7 | 1 << 16);
+	memcpy(m + 56, mgid, 16);
+	sa_gid(m + 56 + 16, ca);
+	put_unaligned_be16(0xffff, m + 56 + 40);
+	m[56 + 48] = 2 << 4 | join_state;
+}
+
+/* A ServiceRecord of CA @ca: ID, GID, name; lease 10 s. */
+static void sa_svc(__u8 *m, __u8 method, unsigned int ca)
+{
+	sa_mad(m, method, 0x0031, 1 << 0 | 1 << 1 | 1 << 6);
+	put_unaligned_be64(0x1000000000000abcULL, m + 56);
+	sa_gid(m + 56 + 8, ca);
+	put_unaligned_be32(10, m + 56 + 28);
+	strcpy((char *)m + 56 + 48, "pib-fuzz");
+}
+
+/* InformInfo: (un)subscribe to trap @trap of every LID and producer. */
+static void sa_inform(__u8 *m, __u16 trap, int subscribe)
+{
+	sa_mad(m, SA_SET, 0x0003, 0);
+	put_unaligned_be16(0xffff, m + 56 + 16);	/* LIDRangeBegin: all */
+	m[56 + 22] = 1;					/* IsGeneric */
+	m[56 + 23] = subscribe;
+	put_unaligned_be16(0xffff, m + 56 + 24);	/* Type: all */
+	put_unaligned_be16(trap, m + 56 + 26);
+	put_unaligned_be32(1 << 8, m + 56 + 28);	/* QPN 1 */
+	put_unaligned_be32(0xffffff, m + 56 + 32);	/* ProducerType: all */
+}
+
+static void gen_sa(void)
+{
+	static const struct { __u8 method; __u16 attr; } one[] = {
+		{ SA_GET, 0x0001 }, { SA_GET_TABLE, 0x0011 },
+		{ SA_GET_TABLE, 0x0012 }, { SA_GET_TABLE, 0x0014 },
+		{ SA_GET_TABLE, 0x0020 }, { SA_GET_TABLE, 0x0031 },
+		{ SA_GET_TABLE, 0x0035 }, { SA_GET_TABLE, 0x0038 },
+		{ SA_GET_TABLE, 0x00f3 },
+	};
+	static const __u8 v4[16] = {
+		0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0,
+		0xe0, 0, 0, 0xfb,
+	};
+	__u8 m[MAD_LEN];
+	struct seed s;
+	unsigned int i;
+
+	/* Every attribute's Get or GetTable, all records. */
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		s.n = 0;
+		sa_mad(m, one[i].method, one[i].attr, 0);
+		sa_put(&s, 0, m);
+		save("fuzz_sa", "table", &s);
+	}
+	/* A PathRecord Get from CA 0 to CA 2 (through S1 - S2: 1024). */
+	s.n = 0;
+	sa_path(m, SA_GET, 0, 2);
+	sa_put(&s, 1, m);
+	save("fuzz_sa", "path", &s);
+	/* IPoIB's broadcast join by CA 0, a Get of it, its leave. */
+	s.n = 0;
+	sa_mcm(m, SA_SET, ipoib_bcast, 0, 1);
+	sa_put(&s, 1, m);
+	sa_mcm(m, SA_GET, ipoib_bcast, 0, 0);
+	put_unaligned_be64(1 << 0 | 1 << 1, m + 48);	/* MGID, PortGID */
+	sa_put(&s, 0, m);
+	sa_mcm(m, SA_DELETE, ipoib_bcast, 0, 1);
+	sa_put(&s, 1, m);
+	save("fuzz_sa", "mcm-join", &s);
+	/* IPoIB's IPv4 group created by CA 1 (every create component). */
+	s.n = 0;
+	sa_mcm(m, SA_SET, v4, 1, 1);
+	put_unaligned_be64(0x173f7, m + 48);	/* IPoIB's mask */
+	put_unaligned_be32(0x0b1b, m + 56 + 32);
+	m[56 + 38] = 2 << 6 | 3;		/* MTU exactly 1024 */
+	m[56 + 42] = 2 << 6 | 7;		/* rate exactly 40 Gb/s */
+	sa_put(&s, 2, m);
+	save("fuzz_sa", "mcm-create", &s);
+	/* A create with MGID 0: the SA names the group. */
+	s.n = 0;
+	sa_mcm(m, SA_SET, (const __u8[16]){ 0 }, 0, 1);
+	put_unaligned_be64(0x173f7, m + 48);
+	put_unaligned_be32(0x0b1b, m + 56 + 32);
+	m[56 + 38] = 1 << 6 | 5;		/* MTU less than 4096 */
+	m[56 + 42] = 2 << 6 | 7;		/* rate exactly 40 Gb/s */
+	sa_put(&s, 1, m);
+	save("fuzz_sa", "mcm-create-0", &s);
+	/* A ServiceRecord Set by CA 1, then a Get and a Delete. */
+	s.n = 0;
+	sa_svc(m, SA_SET, 1);
+	sa_put(&s, 2, m);
+	sa_svc(m, SA_GET, 1);
+	sa_put(&s, 0, m);
+	sa_svc(m, SA_DELETE, 1);
+	sa_put(&s, 2, m);
+	save("fuzz_sa", "service", &s);
+	/*
+	 * InformInfo Set: CA 1 subscribes to trap 65; CA 2 joins the
+	 * broadcast group; a sweep finds CA 2 gone (a Report), then back.
+	 */
+	s.n = 0;
+	sa_inform(m, 65, 1);
+	sa_put(&s, 2, m);
+	sa_mcm(m, SA_SET, ipoib_bcast, 2, 1);
+	sa_put(&s, 3 | 0x40 | 2 << 4, m);
+	sa_mad(m, SA_GET_TABLE, 0x00f3, 0);
+	sa_put(&s, 0x40, m);
+	sa_inform(m, 65, 0);
+	sa_put(&s, 2, m);
+	save("fuzz_sa", "inform", &s);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -701,5 +866,6 @@ int main(int argc, char **argv)
 	gen_resp();
 	gen_comp();
 	gen_resp_busy();
+	gen_sa();
 	return 0;
 }

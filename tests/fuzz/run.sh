@@ -14,7 +14,7 @@ for t in "$@"; do
 	rm -rf "$out"
 	mkdir -p "$out/corpus"
 	case $t in
-	fuzz_pkt|fuzz_switch) max_len=8400 ;;
+	fuzz_pkt|fuzz_switch|fuzz_sa) max_len=8400 ;;
 	fuzz_resp|fuzz_comp) max_len=20000 ;;
 	*) max_len=4096 ;;
 	esac
