@@ -56,7 +56,9 @@ PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 SM_SRCS := $(wildcard userspace-sm/*.c)
 SM_HDRS := $(wildcard userspace-sm/*.h)
 PIB_SM := $(BUILD)/sm/pib-sm
-SM_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -g -Wall -Wextra -Werror
+# (_DEFAULT_SOURCE: POSIX 2008 and glibc's endian.h, which rdma-core 56's
+# umad.h uses)
+SM_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -O2 -g -Wall -Wextra -Werror
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 # The ABI shared by pib.ko and the provider (<rdma/pib-abi.h>).

@@ -3,14 +3,16 @@
  * pib-sm: a small subnet manager for any InfiniBand subnet (pib's or a
  * real one). It sweeps the subnet by directed-route SMPs, gives every end
  * port a LID (stable by port GUID, kept in a file in opensm's guid2lid
- * format), programs min-hop LFTs and brings every port to Active; then it
- * sweeps again every few seconds, so that hosts and devices that come and
- * go are taken in or dropped.
+ * format), programs min-hop LFTs and the MFTs of the SA's multicast
+ * groups, and brings every port to Active; it answers as the SA (sm_sa.h)
+ * between sweeps. Every few seconds a light sweep (one SMP per switch)
+ * asks whether a port changed state, and a heavy sweep follows if one
+ * did, so that hosts and devices that come and go are taken in or
+ * dropped.
  *
  *   pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]
  *
- * Not yet: the SA (path and multicast records: rdma_cm, IPoIB), SMInfo
- * and master election, traps, partitions, a daemon mode.
+ * Not yet: SMInfo and master election, traps, partitions, a daemon mode.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -59,7 +61,7 @@ static void sm_usage(void)
 		"usage: pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]\n"
 		"  -d DEVICE   the RDMA device to run on (default: the first)\n"
 		"  -p PORT     its port (default: its first active or initializing one)\n"
-		"  -s SECONDS  between sweeps (default 5)\n"
+		"  -s SECONDS  between light sweeps, which read one SMP per switch (default 2)\n"
 		"  -g LIDFILE  port GUIDs and their LIDs, kept across runs (opensm's guid2lid format)\n"
 		"  -t MS       how long an SMP waits for its answer (default 500)\n"
 		"  -1          sweep once and exit (0 if every port is Active)\n"
@@ -248,6 +250,7 @@ static int sm_sweep(struct sm_ctx *c)
 	struct sm_sweep_stats st;
 	int r;
 
+	c->heavy_due = 1;
 	r = sm_discover(c);
 	if (r) {
 		sm_log(c, SM_LOG_ERR, "sweep: the SM's own port does not answer: %s\n",
@@ -260,6 +263,8 @@ static int sm_sweep(struct sm_ctx *c)
 		return r;
 	}
 	sm_sa_after_sweep(c);
+	/* What did not go through is tried again by the next heavy sweep. */
+	c->heavy_due = c->smp_errors || !sm_all_active(c);
 	if (st.lids_set || st.armed || st.activated)
 		sm_save_lids(c);
 	sm_log(c, st.lids_set || st.armed || st.activated ? SM_LOG_INFO :
@@ -289,8 +294,8 @@ int main(int argc, char **argv)
 {
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
 	struct sm_ctx c = { .timeout_ms = 500, .log_level = SM_LOG_INFO };
-	unsigned int interval = 5;
-	int opt, once = 0, r;
+	unsigned int interval = 2;
+	int opt, once = 0, r = 0;
 
 	while ((opt = getopt(argc, argv, "d:p:s:g:t:1vqh")) != -1) {
 		switch (opt) {
@@ -329,7 +334,9 @@ int main(int argc, char **argv)
 	sm_log(&c, SM_LOG_INFO, "on %s port %d, sweeping every %u s\n",
 	       c.dev ? c.dev : "the first device", c.port, interval);
 	do {
-		r = sm_sweep(&c);
+		/* A light sweep first: a heavy one only for a change. */
+		if (c.heavy_due || sm_light_sweep(&c))
+			r = sm_sweep(&c);
 		if (once)
 			break;
 		sm_serve(&c, sm_now_ms() + interval * 1000ull);

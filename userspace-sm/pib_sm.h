@@ -50,6 +50,9 @@ enum sm_log_level {
  * @root: @fab's index of the SM's own node
  * @smps: SMPs sent in the last sweep
  * @smp_errors: SMPs of the last sweep that got no good answer
+ * @smp_tid: the TransactionID of the next SMP (its lower 32 bits)
+ * @heavy_due: the next sweep must be a heavy one (the last one did not
+ *	get everything done)
  * @sm_lid: the LID of the SM's own port, once the sweep gave it one
  * @sa: the SA's records and groups (sm_sa.c)
  * @sa_port: the umad port the SA answers on (-1: none)
@@ -70,6 +73,8 @@ struct sm_ctx {
 	int root;
 	unsigned int smps;
 	unsigned int smp_errors;
+	uint32_t smp_tid;
+	int heavy_due;
 	uint16_t sm_lid;
 	struct sm_sa sa;
 	int sa_port;
@@ -91,6 +96,30 @@ struct sm_group {
 	unsigned int n;
 };
 
+/**
+ * struct sm_smp_req - one directed-route SMP of a batch (sm_smp.c)
+ * @path: the route: @path[1 .. @hops] the ports out of each switch
+ * @hops: its length
+ * @set: 0 Get, 1 Set
+ * @attr: the attribute
+ * @mod: its modifier
+ * @data: what to set; the answer's data
+ * @status: 0 answered, -EIO no good answer, -EINPROGRESS not yet
+ * @node: the caller's: the node it is about
+ * @port: the caller's: the port it is about
+ */
+struct sm_smp_req {
+	uint8_t path[SM_MAX_HOPS + 1];
+	uint8_t hops;
+	int set;
+	unsigned int attr;
+	unsigned int mod;
+	uint8_t data[64];
+	int status;
+	int node;
+	unsigned int port;
+};
+
 /* What a sweep did. */
 struct sm_sweep_stats {
 	int switches;
@@ -106,6 +135,14 @@ void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
 /* sm_sweep.c: discovery and configuration by directed-route SMPs */
 int sm_discover(struct sm_ctx *c);
 int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st);
+int sm_light_sweep(struct sm_ctx *c);
+
+/* sm_smp.c: directed-route SMPs, in batches */
+void sm_smp_req_init(struct sm_smp_req *r, const uint8_t *path,
+		     unsigned int hops, unsigned int p, int set,
+		     unsigned int attr, unsigned int mod);
+unsigned int sm_smp_batch(struct sm_ctx *c, struct sm_smp_req *r,
+			  unsigned int n);
 int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
 	   unsigned int attr, unsigned int mod, uint8_t *buf);
 

@@ -8,8 +8,13 @@
  * all, so that no port goes Active before the forwarding tables are in).
  * Everything travels by directed route, so nothing depends on LIDs or
  * LFTs that may be wrong or missing.
+ *
+ * Each step is one batch of SMPs in flight at once (sm_smp.c): a level
+ * of the subnet's breadth-first search costs three round trips, whatever
+ * its number of switches and ports; the configuration four.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
@@ -18,80 +23,78 @@
 
 /* An LFT block: 64 LIDs' ports (IBA 14.2.5.10). */
 #define SM_LFT_BLOCK	64
-/* The permissive LID: a directed route's ends (IBA 14.2.2). */
-#define SM_PERMISSIVE	0xffff
-
-/* The directed route to @n. */
-static void sm_route_to(const struct sm_node *n, ib_portid_t *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->drpath.cnt = n->hops;
-	memcpy(id->drpath.p, n->path, n->hops + 1u);
-	id->drpath.drslid = SM_PERMISSIVE;
-	id->drpath.drdlid = SM_PERMISSIVE;
-}
 
 /**
- * sm_smp() - Get or Set an attribute of a node by directed route
- * @c: the SM
- * @n: the node (its route)
- * @set: 0 Get, 1 Set
- * @attr: the attribute
- * @mod: its modifier
- * @buf: IB_SMP_DATA_SIZE bytes: what to set, and the answer
- *
- * Return: 0, or -EIO if no good answer came.
+ * struct sm_batch - the SMPs of one step of a sweep
+ * @r: the requests
+ * @n: how many
+ * @cap: room in @r
  */
-int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
-		  unsigned int attr, unsigned int mod, uint8_t *buf)
-{
-	ib_portid_t id;
-	uint8_t *r;
+struct sm_batch {
+	struct sm_smp_req *r;
+	unsigned int n;
+	unsigned int cap;
+};
 
-	sm_route_to(n, &id);
-	c->smps++;
-	r = set ? smp_set_via(buf, &id, attr, mod, c->timeout_ms, c->mad) :
-	    smp_query_via(buf, &id, attr, mod, c->timeout_ms, c->mad);
-	if (r)
-		return 0;
-	c->smp_errors++;
-	sm_log(c, SM_LOG_DEBUG, "SMP %s 0x%x.%u to %016llx failed\n",
-	       set ? "Set" : "Get", attr, mod, (unsigned long long)n->guid);
-	return -EIO;
+/*
+ * A new request about port @p of node @i (its SMP goes to the node, or
+ * one hop further out of port @go), initialised; NULL if out of memory.
+ */
+static struct sm_smp_req *sm_batch_add(struct sm_ctx *c, struct sm_batch *b,
+				       int i, unsigned int p, unsigned int go,
+				       int set, unsigned int attr,
+				       unsigned int mod)
+{
+	const struct sm_node *n = &c->fab.node[i];
+	struct sm_smp_req *r;
+	unsigned int cap;
+
+	if (b->n == b->cap) {
+		cap = b->cap ? 2 * b->cap : 64;
+		r = realloc(b->r, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		b->r = r;
+		b->cap = cap;
+	}
+	r = &b->r[b->n++];
+	sm_smp_req_init(r, n->path, n->hops, go, set, attr, mod);
+	r->node = i;
+	r->port = p;
+	return r;
 }
 
-/* PortInfo of port @p of node @i: its state, 0 if it cannot be read. */
-static unsigned int sm_port_state(struct sm_ctx *c, int i, unsigned int p)
+/* Send the batch's SMPs. Return: how many failed. */
+static unsigned int sm_batch_run(struct sm_ctx *c, struct sm_batch *b)
 {
-	uint8_t pi[IB_SMP_DATA_SIZE] = { 0 };
-	unsigned int state;
+	return b->n ? sm_smp_batch(c, b->r, b->n) : 0;
+}
 
-	if (sm_smp(c, &c->fab.node[i], 0, IB_ATTR_PORT_INFO, p, pi))
-		return 0;
-	memcpy(c->fab.node[i].port[p].port_info, pi, SM_PORT_INFO_LEN);
-	state = mad_get_field(pi, 0, IB_PORT_STATE_F);
-	c->fab.node[i].port[p].state = state;
-	c->fab.node[i].port[p].mtu_cap = mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
-	c->fab.node[i].port[p].vl_cap = mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
-	return state;
+/* Port @p of node @i as PortInfo @pi says. */
+static void sm_take_port(struct sm_ctx *c, int i, unsigned int p,
+			 uint8_t *pi)
+{
+	struct sm_port *port = &c->fab.node[i].port[p];
+
+	memcpy(port->port_info, pi, SM_PORT_INFO_LEN);
+	port->state = mad_get_field(pi, 0, IB_PORT_STATE_F);
+	port->mtu_cap = mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
+	port->vl_cap = mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
 }
 
 /*
- * NodeInfo at the end of route @n: the node there, added if it is new;
- * @local is set to the port the SMP entered it through. Return: its
- * index, or a negative errno.
+ * NodeInfo @ni, answered at the end of route @r: the node there, found or
+ * added with that route; @local is set to the port the SMP entered it
+ * through. Return: its index, or a negative errno.
  */
-static int sm_visit(struct sm_ctx *c, const struct sm_node *n,
-		    unsigned int *local)
+static int sm_take_node(struct sm_ctx *c, const struct sm_smp_req *r,
+			uint8_t *ni, unsigned int *local)
 {
-	uint8_t ni[IB_SMP_DATA_SIZE] = { 0 };
 	unsigned int type, ports;
 	uint64_t guid, port_guid;
 	struct sm_node *node;
 	int i;
 
-	if (sm_smp(c, n, 0, IB_ATTR_NODE_INFO, 0, ni))
-		return -EIO;
 	guid = mad_get_field64(ni, 0, IB_NODE_GUID_F);
 	port_guid = mad_get_field64(ni, 0, IB_NODE_PORT_GUID_F);
 	type = mad_get_field(ni, 0, IB_NODE_TYPE_F);
@@ -113,172 +116,137 @@ static int sm_visit(struct sm_ctx *c, const struct sm_node *n,
 	}
 	node = &c->fab.node[i];
 	memcpy(node->node_info, ni, SM_NODE_INFO_LEN);
-	memcpy(node->path, n->path, sizeof(node->path));
-	node->hops = n->hops;
+	memcpy(node->path, r->path, sizeof(node->path));
+	node->hops = r->hops;
 	node->entry = *local;
 	node->port[type == SM_NODE_SWITCH ? 0 : *local].guid = port_guid;
-	/* For the SA's NodeRecords; a node without one still counts. */
-	memset(ni, 0, sizeof(ni));
-	if (!sm_smp(c, node, 0, IB_ATTR_NODE_DESC, 0, ni))
-		memcpy(node->node_desc, ni, SM_NODE_DESC_LEN);
 	return i;
 }
 
 /*
- * Port @p of node @i: if its link is up, the node behind it (found or
- * added) and the link between them. Return: that node's index, SM_NONE
- * for no link, or a negative errno.
+ * Read what is new of nodes @first .. num_nodes - 1: their NodeDescription,
+ * a CA's port it was entered by, every port of a switch. Return: 0, or
+ * -ENOMEM.
  */
-static int sm_explore(struct sm_ctx *c, int i, unsigned int p)
+static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 {
-	struct sm_node next;
-	unsigned int local;
-	int j, r;
+	struct sm_smp_req *r;
+	unsigned int p, k;
+	int i;
 
-	if (sm_port_state(c, i, p) < SM_PORT_INIT ||
-	    c->fab.node[i].hops >= SM_MAX_HOPS)
-		return SM_NONE;
-	if (c->fab.node[i].port[p].peer != SM_NONE)
-		return c->fab.node[i].port[p].peer;	/* seen from there */
-	memset(&next, 0, sizeof(next));
-	memcpy(next.path, c->fab.node[i].path, sizeof(next.path));
-	next.hops = c->fab.node[i].hops + 1;
-	next.path[next.hops] = p;
-	j = sm_visit(c, &next, &local);
-	if (j < 0)
-		return j;
-	/* A CA's port is read where it is entered (a switch's, in its turn). */
-	if (!sm_node_is_switch(&c->fab.node[j]))
-		sm_port_state(c, j, local);
-	r = sm_fabric_link(&c->fab, i, p, j, local);
-	if (r) {
-		sm_log(c, SM_LOG_ERR, "node %016llx port %u: linked to %016llx port %u, seen elsewhere before\n",
-		       (unsigned long long)c->fab.node[i].guid, p,
-		       (unsigned long long)c->fab.node[j].guid, local);
-		return r;
+	b->n = 0;
+	for (i = first; i < c->fab.num_nodes; i++) {
+		if (!sm_batch_add(c, b, i, 0, 0, 0, IB_ATTR_NODE_DESC, 0))
+			return -ENOMEM;
+		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
+			if (!sm_node_is_switch(&c->fab.node[i]) &&
+			    p != c->fab.node[i].entry)
+				continue;
+			if (!sm_batch_add(c, b, i, p, 0, 0, IB_ATTR_PORT_INFO, p))
+				return -ENOMEM;
+		}
 	}
-	return j;
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++) {
+		r = &b->r[k];
+		if (r->status)
+			continue;
+		if (r->attr == IB_ATTR_NODE_DESC)
+			memcpy(c->fab.node[r->node].node_desc, r->data,
+			       SM_NODE_DESC_LEN);
+		else
+			sm_take_port(c, r->node, r->port, r->data);
+	}
+	return 0;
+}
+
+/* Should the sweep look behind port @p of node @i? */
+static int sm_to_explore(const struct sm_ctx *c, int i, unsigned int p)
+{
+	const struct sm_node *n = &c->fab.node[i];
+
+	return p && n->port[p].state >= SM_PORT_INIT &&
+	       n->port[p].peer == SM_NONE && n->hops < SM_MAX_HOPS &&
+	       (sm_node_is_switch(n) || (i == c->root && p == n->entry));
+}
+
+/*
+ * NodeInfo behind every port of nodes @first .. num_nodes - 1 that is up
+ * and leads somewhere not seen yet; the nodes found are added and linked.
+ * Return: 0, or -ENOMEM.
+ */
+static int sm_explore(struct sm_ctx *c, struct sm_batch *b, int first)
+{
+	unsigned int p, k, local;
+	struct sm_smp_req *r;
+	int i, j, last = c->fab.num_nodes;
+
+	b->n = 0;
+	for (i = first; i < last; i++)
+		for (p = 1; p <= c->fab.node[i].num_ports; p++)
+			if (sm_to_explore(c, i, p) &&
+			    !sm_batch_add(c, b, i, p, p, 0, IB_ATTR_NODE_INFO, 0))
+				return -ENOMEM;
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++) {
+		r = &b->r[k];
+		if (r->status)
+			continue;
+		j = sm_take_node(c, r, r->data, &local);
+		if (j < 0 || c->fab.node[r->node].port[r->port].peer != SM_NONE)
+			continue;	/* (linked from the other side already) */
+		if (sm_fabric_link(&c->fab, r->node, r->port, j, local))
+			sm_log(c, SM_LOG_ERR, "node %016llx port %u: linked to %016llx port %u, seen elsewhere before\n",
+			       (unsigned long long)c->fab.node[r->node].guid,
+			       r->port, (unsigned long long)c->fab.node[j].guid,
+			       local);
+	}
+	return 0;
 }
 
 /*
  * Sweep the subnet anew into c->fab: the SM's own node, the node behind
- * its port, and breadth first every switch's ports. Ports that cannot be
+ * its port, and level by level every switch's ports. Ports that cannot be
  * read, or lead to nodes that do not answer, are left out (a later sweep
  * tries again). Return: 0, or a negative errno if not even the SM's own
  * port could be read.
  */
 int sm_discover(struct sm_ctx *c)
 {
-	struct sm_node self;
-	unsigned int local, p;
-	int i, r;
+	struct sm_batch b = { 0 };
+	struct sm_smp_req self;
+	unsigned int local;
+	int first = 0, last, r = 0;
 
 	sm_fabric_free(&c->fab);
 	sm_fabric_init(&c->fab);
 	c->smps = c->smp_errors = 0;
-	memset(&self, 0, sizeof(self));
 	/* A local SMP names the port it came in by: the SM's own port. */
-	c->root = sm_visit(c, &self, &local);
+	memset(&self, 0, sizeof(self));
+	sm_smp_req_init(&self, self.path, 0, 0, 0, IB_ATTR_NODE_INFO, 0);
+	if (sm_smp_batch(c, &self, 1))
+		return -EIO;
+	c->root = sm_take_node(c, &self, self.data, &local);
 	if (c->root < 0)
 		return c->root;
 	if (sm_node_is_switch(&c->fab.node[c->root]))
 		return -EOPNOTSUPP;	/* an SM on a switch's port 0 */
-	r = sm_explore(c, c->root, local);
-	if (r < 0)
-		sm_log(c, SM_LOG_INFO, "nothing answers behind port %u\n", local);
 	/* Nodes are added in the order found: breadth first. */
-	for (i = 0; i < c->fab.num_nodes; i++) {
-		if (!sm_node_is_switch(&c->fab.node[i]))
-			continue;
-		sm_port_state(c, i, 0);
-		for (p = 1; p <= c->fab.node[i].num_ports; p++)
-			sm_explore(c, i, p);
+	while (!r && first < c->fab.num_nodes) {
+		last = c->fab.num_nodes;
+		r = sm_read_new(c, &b, first);
+		if (!r)
+			r = sm_explore(c, &b, first);
+		first = last;
 	}
-	return 0;
+	free(b.r);
+	return r;
 }
 
 /* The smaller of two capabilities, 0 meaning unknown. */
 static unsigned int sm_min_cap(unsigned int a, unsigned int b)
 {
 	return !a ? b : !b ? a : a < b ? a : b;
-}
-
-/*
- * Set what the SM decides in port @p of node @i's PortInfo, read first so
- * that the rest stays as it is: the LID and the SM's LID (@lid 0: keep
- * them), on a linked port the MTU and VLs both ends can do, and @state
- * (SM_PORT_NOP: keep it). A port that has it all already gets no Set.
- * Return: 1 if a Set went out, 0 if none was needed, or -EIO.
- */
-static int sm_set_port(struct sm_ctx *c, int i, unsigned int p, uint16_t lid,
-		       uint16_t sm_lid, unsigned int state)
-{
-	struct sm_node *n = &c->fab.node[i];
-	uint8_t pi[IB_SMP_DATA_SIZE] = { 0 };
-	const struct sm_port *peer = NULL;
-	int change = state != SM_PORT_NOP;
-
-	if (sm_smp(c, n, 0, IB_ATTR_PORT_INFO, p, pi))
-		return -EIO;
-	if (lid && (mad_get_field(pi, 0, IB_PORT_LID_F) != lid ||
-		    mad_get_field(pi, 0, IB_PORT_SMLID_F) != sm_lid)) {
-		mad_set_field(pi, 0, IB_PORT_LID_F, lid);
-		mad_set_field(pi, 0, IB_PORT_SMLID_F, sm_lid);
-		mad_set_field(pi, 0, IB_PORT_LMC_F, 0);
-		change = 1;
-	}
-	if (!change)
-		return 0;
-	if (p && n->port[p].peer != SM_NONE)
-		peer = &c->fab.node[n->port[p].peer].port[n->port[p].peer_port];
-	if (peer && state == SM_PORT_ARMED) {
-		mad_set_field(pi, 0, IB_PORT_NEIGHBOR_MTU_F,
-			      sm_min_cap(n->port[p].mtu_cap, peer->mtu_cap));
-		mad_set_field(pi, 0, IB_PORT_OPER_VLS_F,
-			      sm_min_cap(n->port[p].vl_cap, peer->vl_cap));
-	}
-	mad_set_field(pi, 0, IB_PORT_STATE_F, state);
-	mad_set_field(pi, 0, IB_PORT_PHYS_STATE_F, 0);
-	if (sm_smp(c, n, 1, IB_ATTR_PORT_INFO, p, pi))
-		return -EIO;
-	/* The answer: the port as it is now. */
-	memcpy(n->port[p].port_info, pi, SM_PORT_INFO_LEN);
-	return 1;
-}
-
-/*
- * Switch @i's LinearFDBTop and LFT, block by block; blocks that hold
- * what they should already get no Set. Return: 0, or -EIO.
- */
-static int sm_set_lft(struct sm_ctx *c, int i)
-{
-	struct sm_node *n = &c->fab.node[i];
-	uint8_t si[IB_SMP_DATA_SIZE] = { 0 }, blk[IB_SMP_DATA_SIZE];
-	uint8_t want[SM_LFT_BLOCK];
-	unsigned int b, k, lid, top = c->fab.top_lid;
-
-	if (sm_smp(c, n, 0, IB_ATTR_SWITCH_INFO, 0, si))
-		return -EIO;
-	if (mad_get_field(si, 0, IB_SW_LINEAR_FDB_TOP_F) != top) {
-		mad_set_field(si, 0, IB_SW_LINEAR_FDB_TOP_F, top);
-		if (sm_smp(c, n, 1, IB_ATTR_SWITCH_INFO, 0, si))
-			return -EIO;
-	}
-	memcpy(n->switch_info, si, SM_SWITCH_INFO_LEN);
-	for (b = 0; b <= top / SM_LFT_BLOCK; b++) {
-		for (k = 0; k < SM_LFT_BLOCK; k++) {
-			lid = b * SM_LFT_BLOCK + k;
-			want[k] = lid < n->lft_len ? n->lft[lid] : SM_LFT_DROP;
-		}
-		if (sm_smp(c, n, 0, IB_ATTR_LINEARFORWTBL, b, blk))
-			return -EIO;
-		if (!memcmp(blk, want, sizeof(want)))
-			continue;
-		memcpy(blk, want, sizeof(want));
-		if (sm_smp(c, n, 1, IB_ATTR_LINEARFORWTBL, b, blk))
-			return -EIO;
-	}
-	return 0;
 }
 
 /* Does port @p of node @n carry a link whose state the SM drives? */
@@ -288,25 +256,157 @@ static int sm_link_port(const struct sm_node *n, unsigned int p)
 	       (p && n->port[p].peer != SM_NONE);
 }
 
-/*
- * Move every link port in state @from to @to. Return: how many moved.
- */
-static int sm_move_ports(struct sm_ctx *c, unsigned int from, unsigned int to)
+/* The LFT block @b that switch @n should have, in @want. */
+static void sm_lft_want(const struct sm_node *n, unsigned int b, uint8_t *want)
 {
+	unsigned int k, lid;
+
+	for (k = 0; k < SM_LFT_BLOCK; k++) {
+		lid = b * SM_LFT_BLOCK + k;
+		want[k] = lid < n->lft_len ? n->lft[lid] : SM_LFT_DROP;
+	}
+}
+
+/* Each switch's SwitchInfo and LFT blocks, read. Return: 0 or -ENOMEM. */
+static int sm_read_tables(struct sm_ctx *c, struct sm_batch *b)
+{
+	unsigned int blk, top = c->fab.top_lid;
+	int i;
+
+	b->n = 0;
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		if (!sm_node_is_switch(&c->fab.node[i]))
+			continue;
+		if (!sm_batch_add(c, b, i, 0, 0, 0, IB_ATTR_SWITCH_INFO, 0))
+			return -ENOMEM;
+		for (blk = 0; blk <= top / SM_LFT_BLOCK; blk++)
+			if (!sm_batch_add(c, b, i, 0, 0, 0,
+					  IB_ATTR_LINEARFORWTBL, blk))
+				return -ENOMEM;
+	}
+	sm_batch_run(c, b);
+	return 0;
+}
+
+/*
+ * Turn the answers of sm_read_tables() into the Sets of what differs:
+ * LinearFDBTop and LFT blocks. Return: 0 or -ENOMEM.
+ */
+static int sm_table_sets(struct sm_ctx *c, struct sm_batch *rd,
+			 struct sm_batch *b)
+{
+	unsigned int k, top = c->fab.top_lid;
+	struct sm_smp_req *q;
+	uint8_t want[SM_LFT_BLOCK];
+	struct sm_smp_req *r;
 	struct sm_node *n;
+
+	for (k = 0; k < rd->n; k++) {
+		q = &rd->r[k];
+		n = &c->fab.node[q->node];
+		if (q->status)
+			continue;
+		if (q->attr == IB_ATTR_SWITCH_INFO) {
+			memcpy(n->switch_info, q->data, SM_SWITCH_INFO_LEN);
+			if (mad_get_field(q->data, 0, IB_SW_LINEAR_FDB_TOP_F) == top)
+				continue;
+		} else {
+			sm_lft_want(n, q->mod, want);
+			if (!memcmp(q->data, want, sizeof(want)))
+				continue;
+		}
+		r = sm_batch_add(c, b, q->node, 0, 0, 1, q->attr, q->mod);
+		if (!r)
+			return -ENOMEM;
+		memcpy(r->data, q->data, sizeof(r->data));
+		if (q->attr == IB_ATTR_SWITCH_INFO) {
+			mad_set_field(r->data, 0, IB_SW_LINEAR_FDB_TOP_F, top);
+			memcpy(n->switch_info, r->data, SM_SWITCH_INFO_LEN);
+		} else {
+			memcpy(r->data, want, sizeof(want));
+		}
+	}
+	return 0;
+}
+
+/*
+ * The Sets of end ports whose LID or SM LID is not what the SM gave them
+ * (from the PortInfo the sweep read). Return: 0 or -ENOMEM.
+ */
+static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
+{
+	struct sm_smp_req *r;
+	struct sm_port *port;
 	unsigned int p;
+	int i;
+
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
+			port = &c->fab.node[i].port[p];
+			if (!port->lid || !port->state ||
+			    (mad_get_field(port->port_info, 0, IB_PORT_LID_F) == port->lid &&
+			     mad_get_field(port->port_info, 0, IB_PORT_SMLID_F) == sm_lid))
+				continue;
+			r = sm_batch_add(c, b, i, p, 0, 1, IB_ATTR_PORT_INFO, p);
+			if (!r)
+				return -ENOMEM;
+			memcpy(r->data, port->port_info, SM_PORT_INFO_LEN);
+			mad_set_field(r->data, 0, IB_PORT_LID_F, port->lid);
+			mad_set_field(r->data, 0, IB_PORT_SMLID_F, sm_lid);
+			mad_set_field(r->data, 0, IB_PORT_LMC_F, 0);
+			mad_set_field(r->data, 0, IB_PORT_STATE_F, SM_PORT_NOP);
+			mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, 0);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Move every link port in state @from to @to, from the PortInfo the sweep
+ * keeps; Armed takes the MTU and VLs both ends of the link can do.
+ * Return: how many moved, or -ENOMEM.
+ */
+static int sm_move_ports(struct sm_ctx *c, struct sm_batch *b,
+			 unsigned int from, unsigned int to)
+{
+	const struct sm_port *peer;
+	struct sm_smp_req *r;
+	struct sm_node *n;
+	unsigned int p, k;
 	int i, moved = 0;
 
+	b->n = 0;
 	for (i = 0; i < c->fab.num_nodes; i++) {
 		n = &c->fab.node[i];
 		for (p = 0; p <= n->num_ports; p++) {
 			if (!sm_link_port(n, p) || n->port[p].state != from)
 				continue;
-			if (sm_set_port(c, i, p, 0, 0, to) > 0) {
-				n->port[p].state = to;
-				moved++;
+			r = sm_batch_add(c, b, i, p, 0, 1, IB_ATTR_PORT_INFO, p);
+			if (!r)
+				return -ENOMEM;
+			memcpy(r->data, n->port[p].port_info, SM_PORT_INFO_LEN);
+			peer = p && n->port[p].peer != SM_NONE ?
+			       &c->fab.node[n->port[p].peer].port[n->port[p].peer_port] :
+			       NULL;
+			if (peer && to == SM_PORT_ARMED) {
+				mad_set_field(r->data, 0, IB_PORT_NEIGHBOR_MTU_F,
+					      sm_min_cap(n->port[p].mtu_cap, peer->mtu_cap));
+				mad_set_field(r->data, 0, IB_PORT_OPER_VLS_F,
+					      sm_min_cap(n->port[p].vl_cap, peer->vl_cap));
 			}
+			mad_set_field(r->data, 0, IB_PORT_STATE_F, to);
+			mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, 0);
 		}
+	}
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++) {
+		r = &b->r[k];
+		if (r->status)
+			continue;
+		/* The answer: the port as it is now. */
+		sm_take_port(c, r->node, r->port, r->data);
+		c->fab.node[r->node].port[r->port].state = to;
+		moved++;
 	}
 	return moved;
 }
@@ -317,36 +417,93 @@ static int sm_move_ports(struct sm_ctx *c, unsigned int from, unsigned int to)
  */
 int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 {
+	struct sm_batch rd = { 0 }, b = { 0 };
 	struct sm_fabric *f = &c->fab;
-	uint16_t sm_lid;
-	struct sm_node *n;
-	unsigned int p;
-	int i, r;
+	struct sm_smp_req *r;
+	unsigned int k;
+	int i;
 
 	memset(st, 0, sizeof(*st));
-	r = sm_lids_assign(f, &c->lids);
-	if (!r)
-		r = sm_route_minhop(f);
-	if (r)
-		return r;
-	n = &f->node[c->root];
-	sm_lid = n->port[n->entry].lid;
-	c->sm_lid = sm_lid;
-	for (i = 0; i < f->num_nodes; i++) {
-		n = &f->node[i];
-		if (sm_node_is_switch(n)) {
-			st->switches++;
-			sm_set_lft(c, i);
-		} else {
-			st->cas++;
-		}
-		for (p = 0; p <= n->num_ports; p++)
-			if (n->port[p].lid &&
-			    sm_set_port(c, i, p, n->port[p].lid, sm_lid,
-					SM_PORT_NOP) > 0)
+	i = sm_lids_assign(f, &c->lids);
+	if (!i)
+		i = sm_route_minhop(f);
+	if (i)
+		return i;
+	c->sm_lid = f->node[c->root].port[f->node[c->root].entry].lid;
+	for (i = 0; i < f->num_nodes; i++)
+		sm_node_is_switch(&f->node[i]) ? st->switches++ : st->cas++;
+	/* One batch reads the tables, one sets them and the LIDs. */
+	i = sm_read_tables(c, &rd);
+	if (!i)
+		i = sm_table_sets(c, &rd, &b);
+	if (!i)
+		i = sm_lid_sets(c, &b, c->sm_lid);
+	if (!i) {
+		sm_batch_run(c, &b);
+		for (k = 0; k < b.n; k++) {
+			r = &b.r[k];
+			if (!r->status && r->attr == IB_ATTR_PORT_INFO) {
+				sm_take_port(c, r->node, r->port, r->data);
 				st->lids_set++;
+			}
+		}
+		i = st->armed = sm_move_ports(c, &b, SM_PORT_INIT, SM_PORT_ARMED);
 	}
-	st->armed = sm_move_ports(c, SM_PORT_INIT, SM_PORT_ARMED);
-	st->activated = sm_move_ports(c, SM_PORT_ARMED, SM_PORT_ACTIVE);
-	return 0;
+	if (i >= 0)
+		i = st->activated = sm_move_ports(c, &b, SM_PORT_ARMED,
+						  SM_PORT_ACTIVE);
+	free(rd.r);
+	free(b.r);
+	return i < 0 ? i : 0;
+}
+
+/**
+ * sm_light_sweep() - has the subnet changed since the last sweep?
+ * @c: the SM, after a sweep
+ *
+ * Reads the SM's own NodeInfo and every known switch's SwitchInfo, one
+ * SMP each (IBA 14.4.8: a switch sets PortStateChange when one of its
+ * ports changes state), and clears the PortStateChange it finds, before
+ * the heavy sweep that follows reads the ports: a change after the clear
+ * is seen by that sweep or flagged again for the next light one.
+ *
+ * Return: 1 if a heavy sweep is due (a port changed state, a switch or
+ * the SM's own port does not answer, or nothing was swept yet), else 0.
+ */
+int sm_light_sweep(struct sm_ctx *c)
+{
+	struct sm_batch b = { 0 }, clr = { 0 };
+	int i, due = 0, changed = 0;
+	struct sm_smp_req *r;
+	unsigned int k;
+
+	if (!c->fab.num_nodes)
+		return 1;
+	for (i = 0; i < c->fab.num_nodes && !due; i++) {
+		if (i != c->root && !sm_node_is_switch(&c->fab.node[i]))
+			continue;
+		if (!sm_batch_add(c, &b, i, 0, 0, 0, i == c->root ?
+				  IB_ATTR_NODE_INFO : IB_ATTR_SWITCH_INFO, 0))
+			due = 1;
+	}
+	if (!due && sm_batch_run(c, &b))
+		due = 1;
+	for (k = 0; k < b.n && !due; k++) {
+		if (b.r[k].attr != IB_ATTR_SWITCH_INFO ||
+		    !mad_get_field(b.r[k].data, 0, IB_SW_STATE_CHANGE_F))
+			continue;
+		/* Writing PortStateChange 1 clears it; the rest as read. */
+		changed = 1;
+		r = sm_batch_add(c, &clr, b.r[k].node, 0, 0, 1,
+				 IB_ATTR_SWITCH_INFO, 0);
+		if (r)
+			memcpy(r->data, b.r[k].data, sizeof(r->data));
+	}
+	if (changed) {
+		sm_batch_run(c, &clr);
+		due = 1;
+	}
+	free(b.r);
+	free(clr.r);
+	return due;
 }

@@ -50,8 +50,22 @@ check_fails "up 0: refused" "want a number of hosts" $fab up 0
 check_fails "up --sm nosuch: refused" "--sm opensm, pib-sm or none" $fab up 2 --sm nosuch
 check_fails "exec without a fabric: refused" "no host '1'" $fab exec 1 true
 
+# fab_up WHAT ARGS...: pib-fabric up ARGS must work; $up_s is how long
+# after the SM started every port was ACTIVE (as pib-fabric says).
+fab_up() {
+	local what=$1 out
+	shift
+	if out=$(timeout 300 $fab up "$@" 2>&1); then
+		ok "$what"
+	else
+		fail "$what: $out"
+	fi
+	up_s=$(sed -n 's/.*every port ACTIVE \([0-9.]*\) s after.*/\1/p' <<<"$out")
+}
+
 t=$SECONDS
-check "pib-fabric up $n --ipoib" timeout 300 $fab up $n --ipoib
+fab_up "pib-fabric up $n --ipoib" $n --ipoib
+opensm_s=$up_s
 elapsed "$t" "up $n"
 status=$($fab status)
 echo "$status"
@@ -138,8 +152,10 @@ expect_match "shared mode back" "$(rdma system show)" "netns shared"
 # pib-sm instead of opensm: 8 ports ACTIVE, the whole fabric discovered,
 # perftest from one end to the other; IPoIB and rdma_cm through its SA.
 t=$SECONDS
-check "pib-fabric up $n --sm pib-sm --ipoib" timeout 300 $fab up $n --sm pib-sm --ipoib
+fab_up "pib-fabric up $n --sm pib-sm --ipoib" $n --sm pib-sm --ipoib
 elapsed "$t" "up $n under pib-sm"
+echo "# bring-up of $n namespaces, SM start to every port ACTIVE: opensm $opensm_s s, pib-sm $up_s s"
+check "pib-fabric says how long the SMs took" test -n "$opensm_s" -a -n "$up_s"
 expect_eq "pib-sm: $n ports ACTIVE" "$($fab status | grep -c ' ACTIVE ')" $n
 topo=$($fab exec 1 timeout 120 ibnetdiscover 2>&1)
 expect_eq "pib-sm: ibnetdiscover: $n switches" "$(grep -c '^Switch' <<<"$topo")" $n
