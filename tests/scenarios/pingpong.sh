@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 2
 # timeout: 900
+# brief-of: verbs-lan
 # The data path across the LAN in brief, for the test platforms: the
 # ibv_*_pingpong programs with their data checks and one perftest of each
 # operation (SEND on RC, UC and UD, WRITE, READ, atomics). verbs-lan runs
