@@ -120,6 +120,18 @@ struct sm_smp_req {
 	unsigned int port;
 };
 
+/**
+ * struct sm_batch - the SMPs of one step of a sweep
+ * @r: the requests
+ * @n: how many
+ * @cap: room in @r
+ */
+struct sm_batch {
+	struct sm_smp_req *r;
+	unsigned int n;
+	unsigned int cap;
+};
+
 /* What a sweep did. */
 struct sm_sweep_stats {
 	int switches;
@@ -143,6 +155,10 @@ void sm_smp_req_init(struct sm_smp_req *r, const uint8_t *path,
 		     unsigned int attr, unsigned int mod);
 unsigned int sm_smp_batch(struct sm_ctx *c, struct sm_smp_req *r,
 			  unsigned int n);
+struct sm_smp_req *sm_batch_add(struct sm_ctx *c, struct sm_batch *b, int i,
+				unsigned int p, unsigned int go, int set,
+				unsigned int attr, unsigned int mod);
+unsigned int sm_batch_run(struct sm_ctx *c, struct sm_batch *b);
 int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
 	   unsigned int attr, unsigned int mod, uint8_t *buf);
 

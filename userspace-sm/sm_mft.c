@@ -3,7 +3,7 @@
  * Multicast forwarding: every switch's MulticastForwardingTable (IBA
  * 14.2.5.12) from the spanning trees of the SA's groups (sm_mcast.c), and
  * its SwitchInfo.MulticastFDBTop. Like the LFTs, each block is read first
- * and set only when it differs, by directed route.
+ * and set only when it differs, by directed route: two batches of SMPs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,58 +27,91 @@ static uint16_t sm_mft_bits(const struct sm_mft *m, unsigned int pos)
 }
 
 /*
- * Switch @i's MulticastFDBTop, read and set if it is not @top. Return: 0,
- * or -EIO.
+ * What block @b, position @pos of switch @i's MFT should hold for the @ng
+ * groups @g, whose trees are @trees (group by group, one struct sm_mft
+ * per node): @want.
  */
-static int sm_set_mft_top(struct sm_ctx *c, int i, unsigned int top)
+static void sm_mft_want(const struct sm_ctx *c, int i, const struct sm_group *g,
+			unsigned int ng, const struct sm_mft *trees,
+			unsigned int b, unsigned int pos, uint8_t *want)
 {
-	uint8_t si[IB_SMP_DATA_SIZE] = { 0 };
-	const struct sm_node *n = &c->fab.node[i];
+	unsigned int k, e;
+	uint16_t bits;
 
-	if (sm_smp(c, n, 0, IB_ATTR_SWITCH_INFO, 0, si))
-		return -EIO;
-	if (mad_get_field(si, 0, IB_SW_MCAST_FDB_TOP_F) == top)
-		return 0;
-	mad_set_field(si, 0, IB_SW_MCAST_FDB_TOP_F, top);
-	return sm_smp(c, n, 1, IB_ATTR_SWITCH_INFO, 0, si) ? -EIO : 0;
+	memset(want, 0, IB_SMP_DATA_SIZE);
+	for (k = 0; k < ng; k++) {
+		e = g[k].mlid - SM_MLID_FIRST;	/* (sm_set_mfts() checked it) */
+		if (e / SM_MFT_BLOCK != b)
+			continue;
+		e %= SM_MFT_BLOCK;
+		bits = sm_mft_bits(&trees[k * c->fab.num_nodes + i], pos);
+		want[2 * e] = bits >> 8;
+		want[2 * e + 1] = bits & 0xff;
+	}
 }
 
 /*
- * Switch @i's MFT for the @ng groups @g, whose trees are @trees (group
- * by group, one struct sm_mft per node), up to MLID @top. Return: 0, or
- * -EIO.
+ * Every switch's SwitchInfo and, up to MLID @top, its MFT blocks, read in
+ * @rd. Return: 0 or -ENOMEM.
  */
-static int sm_set_mft(struct sm_ctx *c, int i, const struct sm_group *g,
-		      unsigned int ng, const struct sm_mft *trees,
-		      unsigned int top)
+static int sm_read_mfts(struct sm_ctx *c, struct sm_batch *rd, unsigned int top)
 {
-	const struct sm_node *n = &c->fab.node[i];
-	unsigned int positions = n->num_ports / SM_MFT_PORTS + 1;
-	uint8_t want[IB_SMP_DATA_SIZE], blk[IB_SMP_DATA_SIZE];
-	unsigned int b, pos, k, mod;
-	uint16_t bits;
+	unsigned int b, pos, positions;
+	int i;
 
-	for (b = 0; b * SM_MFT_BLOCK + SM_MLID_FIRST <= top; b++) {
-		for (pos = 0; pos < positions; pos++) {
-			memset(want, 0, sizeof(want));
-			for (k = 0; k < ng; k++) {
-				if (g[k].mlid / SM_MFT_BLOCK !=
-				    SM_MLID_FIRST / SM_MFT_BLOCK + b)
-					continue;
-				bits = sm_mft_bits(&trees[k * c->fab.num_nodes + i],
-						   pos);
-				want[2 * (g[k].mlid % SM_MFT_BLOCK)] = bits >> 8;
-				want[2 * (g[k].mlid % SM_MFT_BLOCK) + 1] = bits & 0xff;
-			}
-			mod = pos << SM_MFT_POSITION_SHIFT | b;
-			if (sm_smp(c, n, 0, IB_ATTR_MULTICASTFORWTBL, mod, blk))
-				return -EIO;
-			if (!memcmp(blk, want, 2 * SM_MFT_BLOCK))
-				continue;
-			if (sm_smp(c, n, 1, IB_ATTR_MULTICASTFORWTBL, mod, want))
-				return -EIO;
-		}
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		if (!sm_node_is_switch(&c->fab.node[i]))
+			continue;
+		if (!sm_batch_add(c, rd, i, 0, 0, 0, IB_ATTR_SWITCH_INFO, 0))
+			return -ENOMEM;
+		positions = c->fab.node[i].num_ports / SM_MFT_PORTS + 1;
+		for (b = 0; top && b <= (top - SM_MLID_FIRST) / SM_MFT_BLOCK; b++)
+			for (pos = 0; pos < positions; pos++)
+				if (!sm_batch_add(c, rd, i, 0, 0, 0,
+						  IB_ATTR_MULTICASTFORWTBL,
+						  pos << SM_MFT_POSITION_SHIFT | b))
+					return -ENOMEM;
 	}
+	sm_batch_run(c, rd);
+	return 0;
+}
+
+/*
+ * The Sets of what the switches' answers in @rd show to differ from the
+ * groups' trees: MulticastFDBTop (@top) and MFT blocks. Return: 0 or
+ * -ENOMEM.
+ */
+static int sm_mft_sets(struct sm_ctx *c, struct sm_batch *rd,
+		       struct sm_batch *set, const struct sm_group *g,
+		       unsigned int ng, const struct sm_mft *trees,
+		       unsigned int top)
+{
+	uint8_t want[IB_SMP_DATA_SIZE];
+	struct sm_smp_req *q, *r;
+	unsigned int k;
+
+	for (k = 0; k < rd->n; k++) {
+		q = &rd->r[k];
+		if (q->status)
+			continue;	/* left for the next sweep */
+		if (q->attr == IB_ATTR_SWITCH_INFO) {
+			if (mad_get_field(q->data, 0, IB_SW_MCAST_FDB_TOP_F) == top)
+				continue;
+			memcpy(want, q->data, sizeof(want));
+			mad_set_field(want, 0, IB_SW_MCAST_FDB_TOP_F, top);
+		} else {
+			sm_mft_want(c, q->node, g, ng, trees,
+				    q->mod & ((1u << SM_MFT_POSITION_SHIFT) - 1),
+				    q->mod >> SM_MFT_POSITION_SHIFT, want);
+			if (!memcmp(q->data, want, 2 * SM_MFT_BLOCK))
+				continue;
+		}
+		r = sm_batch_add(c, set, q->node, 0, 0, 1, q->attr, q->mod);
+		if (!r)
+			return -ENOMEM;
+		memcpy(r->data, want, sizeof(r->data));
+	}
+	sm_batch_run(c, set);
 	return 0;
 }
 
@@ -97,6 +130,7 @@ static int sm_set_mft(struct sm_ctx *c, int i, const struct sm_group *g,
  */
 int sm_set_mfts(struct sm_ctx *c, const struct sm_group *g, unsigned int ng)
 {
+	struct sm_batch rd = { 0 }, set = { 0 };
 	struct sm_fabric *f = &c->fab;
 	unsigned int k, top = 0;
 	struct sm_mft *trees;
@@ -125,12 +159,13 @@ int sm_set_mfts(struct sm_ctx *c, const struct sm_group *g, unsigned int ng)
 			sm_log(c, SM_LOG_ERR, "multicast group 0x%04x: no tree over its %u members: %s\n",
 			       g[k].mlid, g[k].n, strerror(-i));
 	}
-	for (i = 0; i < f->num_nodes && !r; i++) {
-		if (!sm_node_is_switch(&f->node[i]))
-			continue;
-		if (!sm_set_mft_top(c, i, top) && top)
-			sm_set_mft(c, i, g, ng, trees, top);
-	}
+	/* One batch reads the switches' tables, one sets what differs. */
+	if (!r)
+		r = sm_read_mfts(c, &rd, top);
+	if (!r)
+		r = sm_mft_sets(c, &rd, &set, g, ng, trees, top);
+	free(rd.r);
+	free(set.r);
 	free(trees);
 	return r;
 }

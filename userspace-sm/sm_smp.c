@@ -172,6 +172,54 @@ unsigned int sm_smp_batch(struct sm_ctx *c, struct sm_smp_req *r,
 }
 
 /**
+ * sm_batch_add() - a new request of batch @b about port @p of node @i
+ * @c: the SM
+ * @b: the batch (zeroed at first; its owner frees b->r)
+ * @i: the node whose route the SMP takes
+ * @p: the port it is about (kept in the request, for the caller)
+ * @go: 0, or the port of node @i to go one hop further out of
+ * @set: 0 Get, 1 Set (of the request's data, filled in by the caller)
+ * @attr: the attribute
+ * @mod: its modifier
+ *
+ * Return: the request, initialised, or NULL if out of memory.
+ */
+struct sm_smp_req *sm_batch_add(struct sm_ctx *c, struct sm_batch *b, int i,
+				unsigned int p, unsigned int go, int set,
+				unsigned int attr, unsigned int mod)
+{
+	const struct sm_node *n = &c->fab.node[i];
+	struct sm_smp_req *r;
+	unsigned int cap;
+
+	if (b->n == b->cap) {
+		cap = b->cap ? 2 * b->cap : 64;
+		r = realloc(b->r, cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		b->r = r;
+		b->cap = cap;
+	}
+	r = &b->r[b->n++];
+	sm_smp_req_init(r, n->path, n->hops, go, set, attr, mod);
+	r->node = i;
+	r->port = p;
+	return r;
+}
+
+/**
+ * sm_batch_run() - send the SMPs of batch @b and wait for them
+ * @c: the SM
+ * @b: the batch
+ *
+ * Return: how many failed.
+ */
+unsigned int sm_batch_run(struct sm_ctx *c, struct sm_batch *b)
+{
+	return b->n ? sm_smp_batch(c, b->r, b->n) : 0;
+}
+
+/**
  * sm_smp() - Get or Set an attribute of a node by directed route, alone
  * @c: the SM
  * @n: the node (its route)

@@ -24,52 +24,6 @@
 /* An LFT block: 64 LIDs' ports (IBA 14.2.5.10). */
 #define SM_LFT_BLOCK	64
 
-/**
- * struct sm_batch - the SMPs of one step of a sweep
- * @r: the requests
- * @n: how many
- * @cap: room in @r
- */
-struct sm_batch {
-	struct sm_smp_req *r;
-	unsigned int n;
-	unsigned int cap;
-};
-
-/*
- * A new request about port @p of node @i (its SMP goes to the node, or
- * one hop further out of port @go), initialised; NULL if out of memory.
- */
-static struct sm_smp_req *sm_batch_add(struct sm_ctx *c, struct sm_batch *b,
-				       int i, unsigned int p, unsigned int go,
-				       int set, unsigned int attr,
-				       unsigned int mod)
-{
-	const struct sm_node *n = &c->fab.node[i];
-	struct sm_smp_req *r;
-	unsigned int cap;
-
-	if (b->n == b->cap) {
-		cap = b->cap ? 2 * b->cap : 64;
-		r = realloc(b->r, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		b->r = r;
-		b->cap = cap;
-	}
-	r = &b->r[b->n++];
-	sm_smp_req_init(r, n->path, n->hops, go, set, attr, mod);
-	r->node = i;
-	r->port = p;
-	return r;
-}
-
-/* Send the batch's SMPs. Return: how many failed. */
-static unsigned int sm_batch_run(struct sm_ctx *c, struct sm_batch *b)
-{
-	return b->n ? sm_smp_batch(c, b->r, b->n) : 0;
-}
-
 /* Port @p of node @i as PortInfo @pi says. */
 static void sm_take_port(struct sm_ctx *c, int i, unsigned int p,
 			 uint8_t *pi)
