@@ -37,8 +37,8 @@ int sm_fabric_find(const struct sm_fabric *f, uint64_t guid)
 
 /*
  * A new node, its ports unlinked. Return: its index, -EINVAL for a port
- * count the IBA does not allow, -EEXIST for a GUID already there, or
- * -ENOMEM.
+ * count the IBA does not allow, -EEXIST for a GUID already there, -ENOSPC
+ * beyond SM_MAX_NODES nodes, or -ENOMEM.
  */
 int sm_fabric_add(struct sm_fabric *f, uint64_t guid, enum sm_node_type type,
 		  unsigned int num_ports)
@@ -52,6 +52,8 @@ int sm_fabric_add(struct sm_fabric *f, uint64_t guid, enum sm_node_type type,
 		return -EINVAL;
 	if (sm_fabric_find(f, guid) != SM_NONE)
 		return -EEXIST;
+	if (f->num_nodes >= SM_MAX_NODES)
+		return -ENOSPC;
 	if (f->num_nodes == f->cap) {
 		cap = f->cap ? f->cap * 2 : 16;
 		n = realloc(f->node, cap * sizeof(*n));

@@ -25,6 +25,11 @@
 #define SM_NONE			(-1)
 /* IBA 14.2.2: a directed route has at most 63 hops. */
 #define SM_MAX_HOPS		63
+/*
+ * The most nodes the model takes in: SMAs that answer with ever new GUIDs
+ * (a hostile peer's switch) cannot grow a sweep without bound.
+ */
+#define SM_MAX_NODES		4096
 /* Sizes of SMP attributes as on the wire (IBA 14.2.5). */
 #define SM_NODE_INFO_LEN	40
 #define SM_NODE_DESC_LEN	64

@@ -64,8 +64,8 @@ static int sm_take_node(struct sm_ctx *c, const struct sm_smp_req *r,
 		return i;
 	i = sm_fabric_add(&c->fab, guid, type, ports);
 	if (i < 0) {
-		sm_log(c, SM_LOG_ERR, "node %016llx: bad NodeInfo (type %u, %u ports)\n",
-		       (unsigned long long)guid, type, ports);
+		sm_log(c, SM_LOG_ERR, "node %016llx (type %u, %u ports) not taken in: %s\n",
+		       (unsigned long long)guid, type, ports, strerror(-i));
 		return i;
 	}
 	node = &c->fab.node[i];

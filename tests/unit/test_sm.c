@@ -628,9 +628,25 @@ next:
 	}
 }
 
+/* The model takes in SM_MAX_NODES nodes, and refuses the next one. */
+static void test_node_cap(void)
+{
+	struct sm_fabric f;
+	int i, r = 0;
+
+	sm_fabric_init(&f);
+	for (i = 0; i < SM_MAX_NODES && r >= 0; i++)
+		r = sm_fabric_add(&f, 0x1000 + i, SM_NODE_CA, 1);
+	CHECK_EQ(r, SM_MAX_NODES - 1);
+	CHECK_EQ(sm_fabric_add(&f, 0x100000, SM_NODE_SWITCH, 8), -ENOSPC);
+	CHECK_EQ(f.num_nodes, SM_MAX_NODES);
+	sm_fabric_free(&f);
+}
+
 int main(void)
 {
 	test_model();
+	test_node_cap();
 	test_mesh();
 	test_fat_tree();
 	test_ring_and_pairs();
