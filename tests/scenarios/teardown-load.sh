@@ -75,10 +75,32 @@ refs_back() { [ "$(mod_refs)" = "$refs0" ]; }
 # vmalloc areas pib allocated (rings, switch tables) that are still there.
 pib_vmallocs() { grep -c '\[pib\]' /proc/vmallocinfo; }
 
-# Tasks stuck in the kernel, with where they wait.
+# d_tasks: the tasks in uninterruptible sleep now, as "PID:STARTTIME".
+d_tasks() {
+	local f st a
+	for f in /proc/[0-9]*/stat; do
+		st=$(cat "$f" 2>/dev/null) || continue
+		# (comm, field 2, may hold spaces: fields 3 on follow its ')')
+		read -r -a a <<<"${st##*) }"
+		[ "${a[0]}" = D ] && echo "${f//[^0-9]/}:${a[19]}"
+	done
+}
+
+# Tasks stuck in the kernel, with where they wait: those in uninterruptible
+# sleep in every sample over 10 s. A task passes through D state often
+# (a page read over 9p, its exit), and under load one may be caught there,
+# or be gone by the time its name is read (CI: "371 : "); a hung one stays.
 stuck_tasks() {
-	local pid
-	for pid in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }'); do
+	local i t pid now left
+	left=$(d_tasks)
+	for i in $(seq 10); do
+		[ -n "$left" ] || return 0
+		sleep 1
+		now=$(d_tasks)
+		left=$(for t in $left; do grep -qx "$t" <<<"$now" && echo "$t"; done)
+	done
+	for t in $left; do
+		pid=${t%%:*}
 		echo "  $pid $(cat "/proc/$pid/comm"): $(tr '\n' ' ' <"/proc/$pid/stack" 2>/dev/null)"
 	done
 }
