@@ -110,8 +110,19 @@ wait_for() {
 # pib_install: install pib the way a user does (make install), and load the
 # RDMA modules that udev would load on a real host. depmod is slow under
 # emulation, so the module index comes precomputed from the host (rig/lan).
+# So is finding what the build already knows: the rdma-core version and
+# private ABI the provider was built for (two seconds of every guest's
+# make, out of its Makefile's $(shell ...)), given when the build has one
+# of each.
 pib_install() {
-	make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true >/dev/null || { fail "make install"; pib_done; }
+	local known=() v so
+	v=("$PIB_BUILD"/rdma-core/*/)
+	[ ${#v[@]} = 1 ] && [ -d "${v[0]}" ] && known+=(RDMA_CORE_VERSION="$(basename "${v[0]}")")
+	v=("$PIB_BUILD"/provider/libpib-rdmav*.so)
+	so=${v[0]##*rdmav}
+	[ ${#v[@]} = 1 ] && [ -f "${v[0]}" ] && known+=(PABI="${so%.so}")
+	make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true "${known[@]}" >/dev/null ||
+		{ fail "make install"; pib_done; }
 	cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
 		{ fail "module index from the host"; pib_done; }
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }

@@ -3,6 +3,7 @@
 # hosts: 2
 # timeout: 2400
 # cpus: 2,1
+# disk: headers
 # pib as a user of its Debian packages (make deb) gets it, on host1: apt
 # installs them, DKMS builds the module for the running kernel inside the
 # guest (slow under emulation: host1 has 2 CPUs for it), "rdma link add"
@@ -44,31 +45,35 @@ for i in 0:stdin 1:stdout 2:stderr; do
 	[ -e "/dev/${i#*:}" ] || ln -s "/proc/self/fd/${i%%:*}" "/dev/${i#*:}"
 done
 
-# headers_in_ram: the running kernel's headers and kbuild scripts (those
-# installed now), copied into the guest's RAM and mounted over where they
-# are. The rig's guest reads its root over 9p, where each lookup is a
-# round trip to the host and a miss is not cached: a kernel build's header
-# search (74,000 file calls for one file) kept DKMS at it for 20 minutes
-# under emulation, twice as long as from RAM. What DKMS builds, and how,
-# is the same; a real host's disk has no such cost. (Headers that apt
-# installs later are written to the guest's RAM anyway.)
-headers_in_ram() {
-	local d dirs=() pids=() ram=/dev/shm/pib-headers start=$SECONDS
-	local c=/usr/src/linux-headers-${kver%-*}-common
-	for d in "/usr/src/linux-headers-$kver" "$c"; do
-		[ -d "$d" ] && dirs+=("$d")
+# headers_from_disk: the running kernel's headers and kbuild scripts (those
+# installed now) from the rig's disk of them (rig/lan --headers: the
+# root's, the same files), each over its directory as an overlay that DKMS
+# may write to. The rig's guest reads its root over 9p, where each lookup
+# is a round trip to the host and a miss is not cached: a kernel build's
+# header search (74,000 file calls for one file) kept DKMS at it for 20
+# minutes under emulation, twice as long as from a disk. What DKMS builds,
+# and how, is the same; a real host's disk has no such cost. (Headers that
+# apt installs later are written to the guest's RAM anyway.)
+headers_from_disk() {
+	local d dev="" img=/run/pib-headers ram=/run/pib-headers-rw start=$SECONDS mounted=()
+	modprobe -a virtio_blk ext4 || { fail "modprobe virtio_blk ext4"; return 1; }
+	for _ in $(seq 50); do
+		dev=$(grep -l '^pib-headers$' /sys/block/vd*/serial 2>/dev/null | head -n 1)
+		[ -n "$dev" ] && break
+		sleep 0.2
 	done
-	[ -d "$c/scripts" ] && dirs+=("$(dirname "$(readlink -f "$c/scripts")")")
-	# (in parallel: each copy waits on 9p's round trips, not on a CPU)
-	for d in "${dirs[@]}"; do
-		mkdir -p "$ram$d" && cp -a "$d/." "$ram$d/" &
-		pids+=($!)
+	dev=${dev%/serial}
+	[ -n "$dev" ] || { fail "the rig's disk of kernel headers (# disk: headers)"; return 1; }
+	mkdir -p $img && mount -o ro "/dev/${dev##*/}" $img ||
+		{ fail "mount the headers' disk"; return 1; }
+	for d in $(cd $img && find usr -mindepth 2 -maxdepth 2 -type d -name 'linux-*'); do
+		[ -d "/$d" ] || continue	# (purged: apt installs it later)
+		mkdir -p "$ram/upper/$d" "$ram/work/$d"
+		mount -t overlay overlay -o "lowerdir=$img/$d,upperdir=$ram/upper/$d,workdir=$ram/work/$d" "/$d" ||
+			{ fail "kernel headers from disk: /$d"; return 1; }
+		mounted+=("/$d")
 	done
-	for d in "${!dirs[@]}"; do
-		wait "${pids[$d]}" && mount --bind "$ram${dirs[$d]}" "${dirs[$d]}" ||
-			{ fail "kernel headers in RAM: ${dirs[$d]}"; return 1; }
-	done
-	ok "kernel headers in RAM (${dirs[*]}, $((SECONDS - start)) s)"
+	ok "kernel headers from the rig's disk (${mounted[*]}, $((SECONDS - start)) s)"
 }
 
 # packages_install: what host1 does before the fabric: on a root with
@@ -98,7 +103,7 @@ packages_install() {
 	if [ -n "$later" ]; then
 		opts=(--no-install-recommends)
 	else
-		headers_in_ram
+		headers_from_disk
 	fi
 	start=$SECONDS
 	if out=$(apt-get install -y "${opts[@]}" "${pkgs[@]}" 2>&1); then
@@ -116,7 +121,7 @@ packages_install() {
 		expect_match "without headers, DKMS only added pib" "$(dkms status -m pib)" \
 			"^pib/[^:]*: added\$"
 		check_fails "no pib.ko without headers" "not found" modinfo -n pib
-		headers_in_ram
+		headers_from_disk
 		start=$SECONDS
 		if out=$(apt-get install -y /var/cache/pib-headers/"$kver"/*.deb 2>&1); then
 			ok "apt-get install linux-headers-$kver later: DKMS builds pib ($((SECONDS - start)) s)"
