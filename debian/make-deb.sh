@@ -4,7 +4,7 @@
 # make-deb.sh OUTDIR: build pib's Debian packages from this tree (make deb):
 #   pib-dkms_V_all.deb               the module's source, built by DKMS
 #   ibverbs-provider-pib_V_ARCH.deb  libpib and its driver file
-#   pib-tools_V_ARCH.deb             pib-fabric and the Wireshark dissector
+#   pib-tools_V_ARCH.deb             pib-sm, pib-fabric, the Wireshark dissector
 # OUTDIR is emptied first. The sources are copied to OUTDIR/pib-V, which
 # gets a debian/changelog for V (debian/version.sh), and dpkg-buildpackage
 # builds there, leaving the packages in OUTDIR. PIB_RDMA_CORE names the
@@ -26,7 +26,7 @@ mkdir "$tree"
 # products), the provider and the Makefile that builds it, the tools.
 (cd "$src" && tar -cf - Makefile README.md dkms.conf debian provider \
 	kernel/Kbuild kernel/pib*.h kernel/pib_*.c include/uapi/rdma/pib-abi.h \
-	tools/pib-fabric tests/tools/pib.lua) |
+	userspace-sm tools/pib-fabric tests/tools/pib.lua) |
 	tar -xf - -C "$tree"
 
 if commit=$(git -C "$src" rev-parse --short=7 HEAD 2>/dev/null); then

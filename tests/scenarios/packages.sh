@@ -35,7 +35,8 @@ export DEBIAN_FRONTEND=noninteractive
 pib_leftovers() {
 	ls -d /usr/src/pib-* /var/lib/dkms/pib /lib/modules/*/updates/dkms/pib.ko* \
 		"$libdir"/libibverbs/libpib-rdmav*.so /etc/libibverbs.d/pib.driver \
-		"$libdir"/wireshark/plugins/pib.lua /usr/sbin/pib-fabric 2>/dev/null
+		"$libdir"/wireshark/plugins/pib.lua /usr/sbin/pib-fabric /usr/sbin/pib-sm \
+		/lib/systemd/system/pib-sm.service /usr/lib/systemd/system/pib-sm.service 2>/dev/null
 }
 
 # What systemd makes on a real host, and the rig's guest does not: DKMS
@@ -140,6 +141,11 @@ packages_install() {
 	check "the provider is installed" ls "$libdir"/libibverbs/libpib-rdmav[0-9]*.so
 	expect_eq "its driver file" "$(cat /etc/libibverbs.d/pib.driver)" "driver pib"
 	expect_eq "pib-fabric is installed" "$(command -v pib-fabric)" /usr/sbin/pib-fabric
+	expect_eq "pib-sm is installed" "$(command -v pib-sm)" /usr/sbin/pib-sm
+	expect_match "its systemd unit (not enabled)" \
+		"$(cat /lib/systemd/system/pib-sm.service /usr/lib/systemd/system/pib-sm.service 2>/dev/null)" \
+		'^ExecStart=/usr/sbin/pib-sm '
+	check "pib-sm.service not enabled" sh -c '! ls /etc/systemd/system/*/pib-sm.service'
 	# What udev loads on a real host.
 	check "modprobe ib_uverbs ib_umad" modprobe -a ib_uverbs ib_umad
 }
@@ -194,7 +200,19 @@ if [ -n "${dumpcap:-}" ]; then
 fi
 
 barrier sent
-[ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
+# The packaged pib-sm takes over from opensm: its SA answers saquery.
+if [ "$PIB_HOST" = 1 ]; then
+	kill "$(pidof opensm)" 2>/dev/null
+	wait_for 20 sh -c '! pidof opensm'
+	/usr/sbin/pib-sm -d pibeth0 -g /tmp/pib-sm.lids 2>"$PIB_RESULTS/pib-sm.log" &
+	sm=$!
+	out=$(wait_for 60 sh -c 'saquery -C pibeth0 NR 2>/dev/null | grep -c "^NodeRecord dump" | grep -qx 4' &&
+		saquery -C pibeth0 NR 2>&1)
+	expect_eq "packaged pib-sm: saquery finds 2 switches and 2 CAs" \
+		"$(grep -c '^NodeRecord dump' <<<"$out")" 4
+	check "packaged pib-sm stops on SIGTERM" sh -c "kill $sm && timeout 20 tail --pid=$sm -f /dev/null"
+fi
+barrier sm-done
 check "ib0 down, ib_ipoib unloaded" modprobe -r ib_ipoib
 check "rdma link delete pibeth0" rdma link delete pibeth0
 check "modprobe -r pib" modprobe -r pib
