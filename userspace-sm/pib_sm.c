@@ -10,13 +10,17 @@
  * did, so that hosts and devices that come and go are taken in or
  * dropped.
  *
- *   pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]
+ *   pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]
  *
- * Not yet: SMInfo and master election, traps, partitions, a daemon mode.
+ * With other SMs on the subnet (opensm, another pib-sm), one is master by
+ * SMInfo (sm_sminfo.c); pib-sm stands by while one outranks it.
+ *
+ * Not yet: traps, partitions.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -58,9 +62,13 @@ void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
 static void sm_usage(void)
 {
 	fprintf(stderr,
-		"usage: pib-sm [-d DEVICE] [-p PORT] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]\n"
+		"usage: pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]\n"
 		"  -d DEVICE   the RDMA device to run on (default: the first)\n"
 		"  -p PORT     its port (default: its first active or initializing one)\n"
+		"  -P PRIORITY its SMInfo priority, 0 to 15 (default 0): the master SM is\n"
+		"              the one of the highest priority (then the lowest GUID)\n"
+		"  -k SMKEY    its SMInfo SM_Key (default 1, as opensm's): it trusts the\n"
+		"              SMInfo of SMs with the same key only (0: of any SM)\n"
 		"  -s SECONDS  between light sweeps, which read one SMP per switch (default 2)\n"
 		"  -g LIDFILE  port GUIDs and their LIDs, kept across runs (opensm's guid2lid format)\n"
 		"  -t MS       how long an SMP waits for its answer (default 500)\n"
@@ -80,6 +88,21 @@ static long sm_number(const char *arg, long lo, long hi)
 	if (errno || end == arg || *end || v < lo || v > hi) {
 		fprintf(stderr, "pib-sm: '%s': want a number from %ld to %ld\n",
 			arg, lo, hi);
+		sm_usage();
+	}
+	return v;
+}
+
+/* A 64-bit number (an SM_Key) from @arg, or the usage. */
+static uint64_t sm_u64(const char *arg)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || *arg == '-') {
+		fprintf(stderr, "pib-sm: '%s': want a 64-bit number\n", arg);
 		sm_usage();
 	}
 	return v;
@@ -257,6 +280,11 @@ static int sm_sweep(struct sm_ctx *c)
 		       strerror(-r));
 		return r;
 	}
+	/* Only the master configures the subnet. */
+	if (!sm_elect(c)) {
+		c->heavy_due = 0;
+		return 0;
+	}
 	r = sm_configure(c, &st);
 	if (r) {
 		sm_log(c, SM_LOG_ERR, "sweep: %s\n", strerror(-r));
@@ -275,17 +303,31 @@ static int sm_sweep(struct sm_ctx *c)
 	return 0;
 }
 
-/* Answer the SA's clients until @until (monotonic ms) or a signal. */
+/*
+ * Answer the SA's clients and other SMs' SMInfo until @until (monotonic
+ * ms) or a signal.
+ */
 static void sm_serve(struct sm_ctx *c, uint64_t until)
 {
+	struct pollfd p[2] = {
+		{ .fd = umad_get_fd(c->sa_port), .events = POLLIN },
+		{ .fd = sm_sminfo_fd(c), .events = POLLIN },
+	};
 	uint64_t now;
 	int r;
 
-	while (!sm_stop && (now = sm_now_ms()) < until) {
-		r = sm_agent_poll(c, (int)(until - now));
-		if (r < 0 && r != -EINTR)
-			sleep(1);	/* said why; no busy loop */
-		if (sm_sa_mcast_dirty(&c->sa))
+	c->wake = 0;
+	while (!sm_stop && !c->wake && (now = sm_now_ms()) < until) {
+		if (poll(p, 2, (int)(until - now)) < 0)
+			continue;	/* a signal */
+		if (p[1].revents)
+			sm_sminfo_poll(c);
+		if (p[0].revents) {
+			r = sm_agent_poll(c, 0);
+			if (r < 0 && r != -EINTR)
+				sleep(1);	/* said why; no busy loop */
+		}
+		if (c->role == SM_ROLE_MASTER && sm_sa_mcast_dirty(&c->sa))
 			sm_mcast_update(c);
 	}
 }
@@ -293,15 +335,18 @@ static void sm_serve(struct sm_ctx *c, uint64_t until)
 int main(int argc, char **argv)
 {
 	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
-	struct sm_ctx c = { .timeout_ms = 500, .log_level = SM_LOG_INFO };
+	struct sm_ctx c = { .timeout_ms = 500, .log_level = SM_LOG_INFO,
+			    .sm_key = 1 };
 	unsigned int interval = 2;
 	int opt, once = 0, r = 0;
 
-	while ((opt = getopt(argc, argv, "d:p:s:g:t:1vqh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:P:k:s:g:t:1vqh")) != -1) {
 		switch (opt) {
 		case 'd': c.dev = optarg; break;
 		case 'p': c.port = sm_number(optarg, 1, SM_MAX_PORTS); break;
 		case 's': interval = sm_number(optarg, 1, 3600); break;
+		case 'P': c.priority = sm_number(optarg, 0, 15); break;
+		case 'k': c.sm_key = sm_u64(optarg); break;
 		case 'g': c.lid_file = optarg; break;
 		case 't': c.timeout_ms = sm_number(optarg, 10, 60000); break;
 		case '1': once = 1; break;
@@ -314,7 +359,8 @@ int main(int argc, char **argv)
 		sm_usage();
 	sm_fabric_init(&c.fab);
 	sm_lidmap_init(&c.lids);
-	c.sa_port = c.sa_agent = -1;
+	c.sa_port = c.sa_agent = c.issm = c.smi_port = -1;
+	c.role = SM_ROLE_DISCOVERING;
 	if (sm_sa_init(&c.sa, SM_SUBNET_PREFIX) || sm_load_lids(&c))
 		return 1;
 	c.mad = mad_rpc_open_port((char *)c.dev, c.port, classes, 2);
@@ -325,7 +371,8 @@ int main(int argc, char **argv)
 	}
 	mad_rpc_set_timeout(c.mad, c.timeout_ms);
 	/* The SA serves between sweeps; a single sweep needs none. */
-	if (!once && sm_agent_open(&c)) {
+	if (sm_sminfo_open(&c) || (!once && sm_agent_open(&c))) {
+		sm_sminfo_close(&c);
 		mad_rpc_close_port(c.mad);
 		return 1;
 	}
@@ -334,18 +381,29 @@ int main(int argc, char **argv)
 	sm_log(&c, SM_LOG_INFO, "on %s port %d, sweeping every %u s\n",
 	       c.dev ? c.dev : "the first device", c.port, interval);
 	do {
-		/* A light sweep first: a heavy one only for a change. */
-		if (c.heavy_due || sm_light_sweep(&c))
+		/* A light sweep first: a heavy one only for a change. A
+		 * standby only asks the master whether it is still there. */
+		if (c.role == SM_ROLE_STANDBY && !c.heavy_due) {
+			if (sm_poll_master(&c))
+				r = sm_sweep(&c);
+		} else if (c.role != SM_ROLE_NOT_ACTIVE &&
+			   (c.heavy_due || sm_light_sweep(&c))) {
 			r = sm_sweep(&c);
+		}
 		if (once)
 			break;
 		sm_serve(&c, sm_now_ms() + interval * 1000ull);
 	} while (!sm_stop);
+	if (once && !r && c.role != SM_ROLE_MASTER) {
+		sm_log(&c, SM_LOG_ERR, "another SM is master: nothing configured\n");
+		r = -EBUSY;
+	}
 	if (once && !r)
 		r = sm_all_active(&c) ? 0 : -EAGAIN;
 	sm_log(&c, SM_LOG_INFO, "stopping; the SA answered %lu requests\n",
 	       c.sa_requests);
 	sm_agent_close(&c);
+	sm_sminfo_close(&c);
 	mad_rpc_close_port(c.mad);
 	sm_sa_free(&c.sa);
 	sm_fabric_free(&c.fab);

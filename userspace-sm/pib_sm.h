@@ -30,6 +30,15 @@ enum sm_port_state {
 	SM_PORT_ACTIVE = 4,
 };
 
+/* IBA 14.2.5.13 SMInfo.SMState: where pib-sm stands among the SMs. */
+enum sm_role {
+	SM_ROLE_NONE = -1,	/* (in tables: no state) */
+	SM_ROLE_NOT_ACTIVE = 0,
+	SM_ROLE_DISCOVERING = 1,
+	SM_ROLE_STANDBY = 2,
+	SM_ROLE_MASTER = 3,
+};
+
 /* Log levels of -q, default, -v. */
 enum sm_log_level {
 	SM_LOG_ERR,
@@ -60,6 +69,21 @@ enum sm_log_level {
  * @sa_buf: the umad buffer requests are received in
  * @sa_buf_len: its size
  * @sa_requests: requests the SA received
+ * @role: enum sm_role
+ * @priority: SMInfo.Priority (-P)
+ * @sm_key: SMInfo.SM_Key (-k): SMs trust each other's SMInfo only when
+ *	their keys match (opensm's default is 1, as is pib-sm's)
+ * @port_guid: the GUID of the SM's port
+ * @act_count: SMInfo.ActCount: sweeps as master
+ * @issm: the issm device held open (the port's IsSM), or -1
+ * @smi_port: the umad port of the SMInfo agents, or -1
+ * @smi_agent: the agents of the LID-routed and directed-route SMI classes
+ * @master_guid: the port GUID of the master, while STANDBY
+ * @master_misses: polls of the master in a row that it did not answer
+ * @wake: a trap came: sweep before serving on
+ * @rereg_due: pib-sm became master: the next configuration asks every end
+ *	port's clients to register again (PortInfo.ClientReregister), with
+ *	this SM's SA
  */
 struct sm_ctx {
 	struct ibmad_port *mad;
@@ -82,6 +106,18 @@ struct sm_ctx {
 	uint8_t *sa_buf;
 	size_t sa_buf_len;
 	unsigned long sa_requests;
+	enum sm_role role;
+	unsigned int priority;
+	uint64_t sm_key;
+	uint64_t port_guid;
+	uint32_t act_count;
+	int issm;
+	int smi_port;
+	int smi_agent[2];
+	uint64_t master_guid;
+	unsigned int master_misses;
+	int wake;
+	int rereg_due;
 };
 
 /**
@@ -164,6 +200,17 @@ int sm_smp(struct sm_ctx *c, const struct sm_node *n, int set,
 
 /* sm_mft.c: multicast forwarding tables */
 int sm_set_mfts(struct sm_ctx *c, const struct sm_group *g, unsigned int ng);
+
+/* sm_sminfo.c: SMInfo, master and standby */
+int sm_sminfo_open(struct sm_ctx *c);
+void sm_sminfo_close(struct sm_ctx *c);
+void sm_sminfo_poll(struct sm_ctx *c);
+/* sm_trap.c */
+void sm_trap_repress(struct sm_ctx *c, uint8_t *buf, int len);
+int sm_sminfo_fd(const struct sm_ctx *c);
+void sm_set_role(struct sm_ctx *c, enum sm_role role, const char *why);
+int sm_elect(struct sm_ctx *c);
+int sm_poll_master(struct sm_ctx *c);
 
 /* sm_agent.c: the SA's agent on QP1 */
 int sm_agent_open(struct sm_ctx *c);

@@ -31,6 +31,8 @@ static void sm_take_port(struct sm_ctx *c, int i, unsigned int p,
 	struct sm_port *port = &c->fab.node[i].port[p];
 
 	memcpy(port->port_info, pi, SM_PORT_INFO_LEN);
+	/* (a Set of what the SM keeps must not ask for it again) */
+	mad_set_field(port->port_info, 0, IB_PORT_CLIENT_REREG_F, 0);
 	port->state = mad_get_field(pi, 0, IB_PORT_STATE_F);
 	port->mtu_cap = mad_get_field(pi, 0, IB_PORT_MTU_CAP_F);
 	port->vl_cap = mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
@@ -285,7 +287,8 @@ static int sm_table_sets(struct sm_ctx *c, struct sm_batch *rd,
 
 /*
  * The Sets of end ports whose LID or SM LID is not what the SM gave them
- * (from the PortInfo the sweep read). Return: 0 or -ENOMEM.
+ * (from the PortInfo the sweep read), or of every end port with
+ * ClientReregister when the SM became master. Return: 0 or -ENOMEM.
  */
 static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 {
@@ -298,7 +301,8 @@ static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
 			port = &c->fab.node[i].port[p];
 			if (!port->lid || !port->state ||
-			    (mad_get_field(port->port_info, 0, IB_PORT_LID_F) == port->lid &&
+			    (!c->rereg_due &&
+			     mad_get_field(port->port_info, 0, IB_PORT_LID_F) == port->lid &&
 			     mad_get_field(port->port_info, 0, IB_PORT_SMLID_F) == sm_lid))
 				continue;
 			r = sm_batch_add(c, b, i, p, 0, 1, IB_ATTR_PORT_INFO, p);
@@ -308,6 +312,7 @@ static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 			mad_set_field(r->data, 0, IB_PORT_LID_F, port->lid);
 			mad_set_field(r->data, 0, IB_PORT_SMLID_F, sm_lid);
 			mad_set_field(r->data, 0, IB_PORT_LMC_F, 0);
+			mad_set_field(r->data, 0, IB_PORT_CLIENT_REREG_F, c->rereg_due);
 			mad_set_field(r->data, 0, IB_PORT_STATE_F, SM_PORT_NOP);
 			mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, 0);
 		}
@@ -365,6 +370,42 @@ static int sm_move_ports(struct sm_ctx *c, struct sm_batch *b,
 	return moved;
 }
 
+/* Does the LID map give @lid to some port? */
+static int sm_lid_known(const struct sm_lidmap *m, unsigned int lid)
+{
+	unsigned int k;
+
+	for (k = 0; k < m->len; k++)
+		if (m->lid[k] == lid)
+			return 1;
+	return 0;
+}
+
+/*
+ * The LIDs the ports have now (another SM gave them), for the ports whose
+ * GUID the LID map does not know yet, unless it has another port's: an SM
+ * that takes over keeps them.
+ */
+static void sm_keep_lids(struct sm_ctx *c)
+{
+	struct sm_port *port;
+	unsigned int p, lid;
+	int i;
+
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
+			port = &c->fab.node[i].port[p];
+			if (!port->guid || !port->state ||
+			    sm_lidmap_get(&c->lids, port->guid))
+				continue;
+			lid = mad_get_field(port->port_info, 0, IB_PORT_LID_F);
+			if (lid && lid <= SM_LID_UCAST_MAX &&
+			    !sm_lid_known(&c->lids, lid))
+				sm_lidmap_set(&c->lids, port->guid, lid);
+		}
+	}
+}
+
 /*
  * Configure what sm_discover() found: LIDs, forwarding tables, then the
  * ports' states. Return: 0, or a negative errno (-ENOSPC: out of LIDs).
@@ -378,6 +419,7 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 	int i;
 
 	memset(st, 0, sizeof(*st));
+	sm_keep_lids(c);
 	i = sm_lids_assign(f, &c->lids);
 	if (!i)
 		i = sm_route_minhop(f);
@@ -394,12 +436,17 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 		i = sm_lid_sets(c, &b, c->sm_lid);
 	if (!i) {
 		sm_batch_run(c, &b);
+		c->rereg_due = 0;
 		for (k = 0; k < b.n; k++) {
 			r = &b.r[k];
-			if (!r->status && r->attr == IB_ATTR_PORT_INFO) {
-				sm_take_port(c, r->node, r->port, r->data);
-				st->lids_set++;
+			if (r->attr != IB_ATTR_PORT_INFO)
+				continue;
+			if (r->status) {
+				c->rereg_due = 1;	/* (once more next sweep) */
+				continue;
 			}
+			sm_take_port(c, r->node, r->port, r->data);
+			st->lids_set++;
 		}
 		i = st->armed = sm_move_ports(c, &b, SM_PORT_INIT, SM_PORT_ARMED);
 	}

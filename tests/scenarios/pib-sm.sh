@@ -9,7 +9,8 @@
 # fabric. Its SA answers saquery (nodes, ports, links, paths), rdma_cm's
 # path queries (rping, perftest -R) and IPoIB's joins, with no partition
 # file: IPoIB pings across. Restarted with its LID file, it gives every
-# port the LID it had.
+# port the LID it had. When host3's device goes and comes, the switches
+# next to it send Trap 128, which pib-sm represses, and it sweeps at once.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -101,6 +102,10 @@ pib_sm_bg() {
 }
 bring_up pib-sm pib_sm_bg
 rejoin pib-sm-join
+# The switches next to host3's saw their links go and come: Trap 128 to
+# the SM, which represses it and sweeps at once.
+[ "$PIB_HOST" = 1 ] && check "pib-sm: Trap 128 from a switch, repressed" \
+	grep -q 'trap 128 from LID [0-9]* (SLID [0-9]*): repressed, sweeping' "$PIB_RESULTS/pib-sm.log"
 if [ "$PIB_HOST" = 1 ]; then
 	o=$(cat "$PIB_RESULTS/opensm.ms") s=$(cat "$PIB_RESULTS/pib-sm.ms")
 	oj=$(cat "$PIB_RESULTS/opensm-join.ms") sj=$(cat "$PIB_RESULTS/pib-sm-join.ms")
