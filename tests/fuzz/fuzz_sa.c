@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/sm_fixture.h"
 #include "fuzz_check.h"
 #include "sm_sa.h"
 
@@ -79,34 +80,10 @@ static void in_bytes(struct sa_in *in, uint8_t *dst, size_t len)
 	in->n -= n;
 }
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)be16(p) << 16 | be16(p + 2);
-}
-
-/* A linked port's PortInfo: Active, 4x QDR, NeighborMTU @mtu. */
-static void fill_port(struct sm_port *p, unsigned int mtu)
-{
-	p->state = 4;
-	p->mtu_cap = 5;
-	p->port_info[31] = 2;		/* LinkWidthActive 4x */
-	p->port_info[32] = 4 << 4 | 4;	/* speeds supported, Active */
-	p->port_info[35] = 4 << 4 | 4;	/* LinkSpeedActive QDR */
-	p->port_info[36] = mtu << 4;	/* NeighborMTU */
-	p->port_info[41] = 5;		/* MTUCap 4096 */
-}
-
 static void link_ports(struct sm_fabric *f, int a, unsigned int pa, int b,
 		       unsigned int pb, unsigned int mtu)
 {
-	FUZZ_CHECK(!sm_fabric_link(f, a, pa, b, pb));
-	fill_port(&f->node[a].port[pa], mtu);
-	fill_port(&f->node[b].port[pb], mtu);
+	FUZZ_CHECK(!fixture_link(f, a, pa, b, pb, mtu));
 }
 
 /* Fabric @v: 0 all, 1 no CA 1, 2 no CA 2, 3 no S2 and no CA 2. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sm_fixture.h"
 #include "sm_sa.h"
 #include "unit.h"
 
@@ -65,16 +66,6 @@ static struct sm_sa sa;
 static int sw[3], ca[3];
 static uint64_t next_tid = 0x1234;
 
-static uint16_t be16(const uint8_t *p)
-{
-	return p[0] << 8 | p[1];
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)be16(p) << 16 | be16(p + 2);
-}
-
 static uint64_t be64(const uint8_t *p)
 {
 	return (uint64_t)be32(p) << 32 | be32(p + 4);
@@ -104,24 +95,10 @@ static void put_gid(uint8_t *p, uint64_t guid)
 	put64(p + 8, guid);
 }
 
-/* A linked port's PortInfo: Active, 4x QDR, NeighborMTU @mtu. */
-static void fill_port(struct sm_port *p, unsigned int mtu)
-{
-	p->state = 4;
-	p->mtu_cap = 5;
-	p->port_info[31] = 2;		/* LinkWidthActive 4x */
-	p->port_info[32] = 4 << 4 | 4;	/* speeds supported, Active */
-	p->port_info[35] = 4 << 4 | 4;	/* LinkSpeedActive QDR */
-	p->port_info[36] = mtu << 4;	/* NeighborMTU */
-	p->port_info[41] = 5;		/* MTUCap 4096 */
-}
-
 static void link(int a, unsigned int pa, int b, unsigned int pb,
 		 unsigned int mtu)
 {
-	CHECK_EQ(sm_fabric_link(&fab, a, pa, b, pb), 0);
-	fill_port(&fab.node[a].port[pa], mtu);
-	fill_port(&fab.node[b].port[pb], mtu);
+	CHECK_EQ(fixture_link(&fab, a, pa, b, pb, mtu), 0);
 }
 
 /* S0 - S1 - S2 (S1 - S2 at 1024), CA i on port 1 of S i (no CA 2
