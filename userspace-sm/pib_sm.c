@@ -274,6 +274,7 @@ static int sm_sweep(struct sm_ctx *c)
 	int r;
 
 	c->heavy_due = 1;
+	c->sweep_ms = sm_now_ms();
 	r = sm_discover(c);
 	if (r) {
 		sm_log(c, SM_LOG_ERR, "sweep: the SM's own port does not answer: %s\n",
@@ -304,6 +305,18 @@ static int sm_sweep(struct sm_ctx *c)
 }
 
 /*
+ * When serving must end: at @until, or once a trap asked for a sweep, a
+ * second after the last one began (a storm of traps, which any host can
+ * send, costs a sweep a second at most).
+ */
+static uint64_t sm_serve_end(const struct sm_ctx *c, uint64_t until)
+{
+	uint64_t soon = c->sweep_ms + 1000;
+
+	return c->wake && soon < until ? soon : until;
+}
+
+/*
  * Answer the SA's clients and other SMs' SMInfo until @until (monotonic
  * ms) or a signal.
  */
@@ -313,12 +326,12 @@ static void sm_serve(struct sm_ctx *c, uint64_t until)
 		{ .fd = umad_get_fd(c->sa_port), .events = POLLIN },
 		{ .fd = sm_sminfo_fd(c), .events = POLLIN },
 	};
-	uint64_t now;
+	uint64_t now, end;
 	int r;
 
 	c->wake = 0;
-	while (!sm_stop && !c->wake && (now = sm_now_ms()) < until) {
-		if (poll(p, 2, (int)(until - now)) < 0)
+	while (!sm_stop && (now = sm_now_ms()) < (end = sm_serve_end(c, until))) {
+		if (poll(p, 2, (int)(end - now)) < 0)
 			continue;	/* a signal */
 		if (p[1].revents)
 			sm_sminfo_poll(c);

@@ -80,7 +80,9 @@ enum sm_log_level {
  * @smi_agent: the agents of the LID-routed and directed-route SMI classes
  * @master_guid: the port GUID of the master, while STANDBY
  * @master_misses: polls of the master in a row that it did not answer
- * @wake: a trap came: sweep before serving on
+ * @wake: a trap came: sweep before serving on (a second after the last
+ *	sweep began, at the soonest)
+ * @sweep_ms: when the last heavy sweep began (monotonic ms)
  * @rereg_due: pib-sm became master: the next configuration asks every end
  *	port's clients to register again (PortInfo.ClientReregister), with
  *	this SM's SA
@@ -117,6 +119,7 @@ struct sm_ctx {
 	uint64_t master_guid;
 	unsigned int master_misses;
 	int wake;
+	uint64_t sweep_ms;
 	int rereg_due;
 };
 

@@ -276,7 +276,8 @@ int sm_elect(struct sm_ctx *c)
 		guid = mad_get_field64(r->data, 0, IB_SMINFO_GUID_F);
 		if (c->sm_key &&
 		    mad_get_field64(r->data, 0, IB_SMINFO_KEY_F) != c->sm_key) {
-			sm_log(c, SM_LOG_INFO, "SMInfo: the master SM 0x%016" PRIx64 " has another SM_Key: not trusted\n",
+			sm_log(c, SM_LOG_INFO,
+			       "SMInfo: the master SM 0x%016" PRIx64 " has another SM_Key: not trusted\n",
 			       guid);
 			continue;
 		}

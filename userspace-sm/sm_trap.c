@@ -39,8 +39,10 @@ void sm_trap_repress(struct sm_ctx *c, uint8_t *buf, int len)
 		trap = mad_get_field(mad + IB_SMP_DATA_OFFS, 0, IB_NOTICE_TRAP_NUMBER_F);
 		issuer = mad_get_field(mad + IB_SMP_DATA_OFFS, 0, IB_NOTICE_ISSUER_LID_F);
 	}
-	sm_log(c, SM_LOG_INFO, "trap %u from LID %u (SLID %u): repressed%s\n",
-	       trap, issuer, ntohs(umad_get_mad_addr(buf)->lid),
+	/* (one line per sweep that traps ask for: any host can send them) */
+	sm_log(c, c->wake ? SM_LOG_DEBUG : SM_LOG_INFO,
+	       "trap %u from LID %u (SLID %u): repressed%s\n", trap, issuer,
+	       ntohs(umad_get_mad_addr(buf)->lid),
 	       c->role == SM_ROLE_MASTER ? ", sweeping" : "");
 	/* (a TrapRepress is a response: the kernel keeps the sender's TID) */
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP_REPRESS);
