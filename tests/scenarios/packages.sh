@@ -52,9 +52,11 @@ done
 # may write to. The rig's guest reads its root over 9p, where each lookup
 # is a round trip to the host and a miss is not cached: a kernel build's
 # header search (74,000 file calls for one file) kept DKMS at it for 20
-# minutes under emulation, twice as long as from a disk. What DKMS builds,
-# and how, is the same; a real host's disk has no such cost. (Headers that
-# apt installs later are written to the guest's RAM anyway.)
+# minutes under emulation, twice as long as from RAM; from this disk it is
+# no slower than from RAM (Debian 13's build: 423 s, against 462 s), and
+# nothing needs copying first. What DKMS builds, and how, is the same; a
+# real host's disk has no such cost. (Headers that apt installs later are
+# written to the guest's RAM anyway.)
 headers_from_disk() {
 	local d dev="" img=/run/pib-headers ram=/run/pib-headers-rw start=$SECONDS mounted=()
 	modprobe -a virtio_blk ext4 || { fail "modprobe virtio_blk ext4"; return 1; }
