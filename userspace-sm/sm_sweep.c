@@ -416,7 +416,7 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 	struct sm_fabric *f = &c->fab;
 	struct sm_smp_req *r;
 	unsigned int k;
-	int i;
+	int i, rereg;
 
 	memset(st, 0, sizeof(*st));
 	sm_keep_lids(c);
@@ -436,13 +436,15 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 		i = sm_lid_sets(c, &b, c->sm_lid);
 	if (!i) {
 		sm_batch_run(c, &b);
+		rereg = c->rereg_due;
 		c->rereg_due = 0;
 		for (k = 0; k < b.n; k++) {
 			r = &b.r[k];
 			if (r->attr != IB_ATTR_PORT_INFO)
 				continue;
 			if (r->status) {
-				c->rereg_due = 1;	/* (once more next sweep) */
+				/* (a reregistration that failed: all again) */
+				c->rereg_due = rereg;
 				continue;
 			}
 			sm_take_port(c, r->node, r->port, r->data);
