@@ -10,7 +10,8 @@
 # register again (ClientReregister), join pib-sm's broadcast group: IPoIB
 # pings across. Then pib-sm of priority 10 is master and opensm of
 # priority 1 stands by; pib-sm is killed, and opensm takes over: IPoIB
-# pings across again.
+# pings across again. Last, two pib-sm: priority 10 on host2 is master,
+# priority 1 on host3 stands by, and takes over when host2's is killed.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -116,6 +117,39 @@ check "opensm takes over: SM LID becomes host1's" wait_for 90 sm_lid_is "$(lid_o
 check "port still ACTIVE" grep -q ACTIVE $p/state
 expect_eq "LID kept" $(($(cat $p/lid))) "$lid"
 ping_next "IPoIB under opensm after its takeover"
+barrier opensm-back
+
+# 3. Two pib-sm: host2's of priority 10 master, host3's of priority 1
+# standby; host2's is killed, and host3's takes over.
+if [ "$PIB_HOST" = 1 ]; then
+	kill "$(pidof opensm)" 2>/dev/null
+	check "opensm stops" wait_for 20 sh -c '! pidof opensm'
+fi
+barrier opensm-gone
+if [ "$PIB_HOST" = 2 ]; then
+	$sm -d pibeth0 -P 10 -s 1 -v 2>"$PIB_RESULTS/pib-sm-a.log" &
+	echo $! >/tmp/pib-sm.pid
+	check "pib-sm (host2, -P 10) is master" wait_for 60 grep -q -- '-> MASTER' \
+		"$PIB_RESULTS/pib-sm-a.log"
+fi
+barrier two-master
+if [ "$PIB_HOST" = 3 ]; then
+	$sm -d pibeth0 -P 1 -s 1 -v 2>"$PIB_RESULTS/pib-sm-b.log" &
+	echo $! >/tmp/pib-sm.pid
+	check "pib-sm (host3, -P 1) stands by" wait_for 60 grep -q -- '-> STANDBY' \
+		"$PIB_RESULTS/pib-sm-b.log"
+fi
+barrier two-standby
+if [ "$PIB_HOST" = 1 ]; then
+	expect_eq "sminfo: host2's pib-sm is MASTER" "$(sm_state "$(lid_of 2)")" 3
+	expect_eq "sminfo: host3's pib-sm is STANDBY" "$(sm_state "$(lid_of 3)")" 2
+fi
+barrier two-checked
+[ "$PIB_HOST" = 2 ] && check "host2's pib-sm killed" kill -KILL "$(cat /tmp/pib-sm.pid)"
+barrier two-killed
+check "host3's pib-sm takes over: SM LID becomes host3's" wait_for 90 sm_lid_is "$(lid_of 3)"
+expect_eq "LID kept" $(($(cat $p/lid))) "$lid"
+ping_next "IPoIB under host3's pib-sm after its takeover"
 barrier "done"
-[ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null
+[ "$PIB_HOST" = 3 ] && check "host3's pib-sm stops" kill "$(cat /tmp/pib-sm.pid)"
 pib_done
