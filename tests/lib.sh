@@ -46,6 +46,9 @@ running() {
 }
 gone() { ! running "$1"; }
 
+# stops PID [SECONDS]: PID ends within SECONDS (20) of a SIGTERM.
+stops() { kill "$1" && wait_for "${2:-20}" gone "$1"; }
+
 # tracefs: where the kernel's tracing files are, mounted if need be.
 tracefs() {
 	local t=/sys/kernel/tracing

@@ -15,7 +15,9 @@
  * With other SMs on the subnet (opensm, another pib-sm), one is master by
  * SMInfo (sm_sminfo.c); pib-sm stands by while one outranks it.
  *
- * Not yet: traps, partitions.
+ * Traps to the SM are repressed and bring a sweep (sm_trap.c).
+ *
+ * Not yet: partitions.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -212,7 +212,7 @@ if [ "$PIB_HOST" = 1 ]; then
 		saquery -C pibeth0 NR 2>&1)
 	expect_eq "packaged pib-sm: saquery finds 2 switches and 2 CAs" \
 		"$(grep -c '^NodeRecord dump' <<<"$out")" 4
-	check "packaged pib-sm stops on SIGTERM" sh -c "kill $sm && timeout 20 tail --pid=$sm -f /dev/null"
+	check "packaged pib-sm stops on SIGTERM" stops "$sm"
 fi
 barrier sm-done
 check "ib0 down, ib_ipoib unloaded" modprobe -r ib_ipoib

@@ -36,6 +36,14 @@ bcast_members_are() {
 		grep -c 'MGID\.*ff12:401b:ffff::ffff:ffff$')" = "$1" ]
 }
 
+# sm_start WHAT PRIORITY LOG STATE: pib-sm of PRIORITY here (its pid in
+# /tmp/pib-sm.pid, its log in LOG) comes to STATE (MASTER or STANDBY).
+sm_start() {
+	$sm -d pibeth0 -P "$2" -s 1 -v 2>"$3" &
+	echo $! >/tmp/pib-sm.pid
+	check "$1" wait_for 60 grep -q -- "-> $4" "$3"
+}
+
 # ping_next WHAT: IPoIB reaches the next host.
 ping_next() {
 	check "$1" wait_for 60 ping -c 1 -W 2 "10.98.0.$((PIB_HOST % PIB_HOSTS + 1))"
@@ -53,9 +61,7 @@ ping_next "IPoIB under opensm"
 
 # 1. opensm master, pib-sm standby.
 if [ "$PIB_HOST" = 2 ]; then
-	$sm -d pibeth0 -P 1 -s 1 -v 2>"$smlog" &
-	echo $! >/tmp/pib-sm.pid
-	check "pib-sm stands by" wait_for 60 grep -q -- '-> STANDBY' "$smlog"
+	sm_start "pib-sm stands by" 1 "$smlog" STANDBY
 fi
 barrier standby
 if [ "$PIB_HOST" = 3 ]; then
@@ -83,17 +89,14 @@ barrier taken-over
 ping_next "IPoIB under pib-sm after the takeover"
 barrier pinged-pib-sm
 if [ "$PIB_HOST" = 2 ]; then
-	check "pib-sm stops" sh -c "kill $(cat /tmp/pib-sm.pid) &&
-		timeout 20 tail --pid=$(cat /tmp/pib-sm.pid) -f /dev/null"
+	check "pib-sm stops" stops "$(cat /tmp/pib-sm.pid)"
 	cat "$smlog"
 fi
 barrier stopped
 
 # 2. pib-sm master, opensm standby.
 if [ "$PIB_HOST" = 2 ]; then
-	$sm -d pibeth0 -P 10 -s 1 -v 2>"$smlog" &
-	echo $! >/tmp/pib-sm.pid
-	check "pib-sm is master" wait_for 60 grep -q -- '-> MASTER' "$smlog"
+	sm_start "pib-sm is master" 10 "$smlog" MASTER
 fi
 barrier master
 if [ "$PIB_HOST" = 1 ]; then
@@ -127,17 +130,11 @@ if [ "$PIB_HOST" = 1 ]; then
 fi
 barrier opensm-gone
 if [ "$PIB_HOST" = 2 ]; then
-	$sm -d pibeth0 -P 10 -s 1 -v 2>"$PIB_RESULTS/pib-sm-a.log" &
-	echo $! >/tmp/pib-sm.pid
-	check "pib-sm (host2, -P 10) is master" wait_for 60 grep -q -- '-> MASTER' \
-		"$PIB_RESULTS/pib-sm-a.log"
+	sm_start "pib-sm (host2, -P 10) is master" 10 "$PIB_RESULTS/pib-sm-a.log" MASTER
 fi
 barrier two-master
 if [ "$PIB_HOST" = 3 ]; then
-	$sm -d pibeth0 -P 1 -s 1 -v 2>"$PIB_RESULTS/pib-sm-b.log" &
-	echo $! >/tmp/pib-sm.pid
-	check "pib-sm (host3, -P 1) stands by" wait_for 60 grep -q -- '-> STANDBY' \
-		"$PIB_RESULTS/pib-sm-b.log"
+	sm_start "pib-sm (host3, -P 1) stands by" 1 "$PIB_RESULTS/pib-sm-b.log" STANDBY
 fi
 barrier two-standby
 if [ "$PIB_HOST" = 1 ]; then
