@@ -124,10 +124,14 @@ pib_install() {
 	v=("$PIB_BUILD"/provider/libpib-rdmav*.so)
 	so=${v[0]##*rdmav}
 	[ ${#v[@]} = 1 ] && [ -f "${v[0]}" ] && known+=(PABI="${so%.so}")
-	make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true "${known[@]}" >/dev/null ||
-		{ fail "make install"; pib_done; }
-	cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
-		{ fail "module index from the host"; pib_done; }
+	# (once per boot: the platform scenario runs several in one)
+	if [ ! -e /run/pib-installed ]; then
+		make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true "${known[@]}" >/dev/null ||
+			{ fail "make install"; pib_done; }
+		cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
+			{ fail "module index from the host"; pib_done; }
+		touch /run/pib-installed
+	fi
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
 }
 
