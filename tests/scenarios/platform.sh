@@ -32,11 +32,14 @@ user_pids() {
 	done | sort
 }
 
-# part_reset BEFORE: end the processes that are not in BEFORE (a list of
-# PIDs), then unload pib and what loaded over it; it must go.
+# part_reset: end the processes that were not there before the part
+# (/tmp/part.pids; the guests have no /dev/fd for <(...)), then unload pib
+# and what loaded over it; it must go.
 part_reset() {
 	local pids p
-	pids=$(comm -13 <(echo "$1") <(user_pids) | grep -vx -e $$ -e "$BASHPID")
+	pids=$(user_pids | grep -vxF -f /tmp/part.pids)
+	[ -z "$pids" ] || echo "# ending what $part left running:" \
+		"$(ps -o comm= -p "$(paste -sd, <<<"$pids")" | sort | uniq -c | tr -s '\n ' ' ')"
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait_for 10 gone "$p" || kill -9 "$p" 2>/dev/null; done
 	modprobe -r ib_ipoib rdma_ucm 2>/dev/null
@@ -52,13 +55,13 @@ for part in $parts; do
 	PIB_HOSTS=$n barrier "part-$part" 3600
 	mkdir -p "$top/$part"
 	echo "== part $part ($n hosts, at most $limit s)"
-	before=$(user_pids)
+	user_pids >/tmp/part.pids
 	PIB_HOSTS=$n PIB_RESULTS=$top/$part PIB_SCENARIO=$s timeout -k 10 "$limit" bash "$s"
 	st=$?
 	[ $st = 124 ] && echo "FAIL - $part: still running after $limit s"
 	[ $st = 0 ] || failed=$((failed + 1))
 	echo "== part $part: exit status $st"
-	part_reset "$before"
+	part_reset
 done
 [ $failed = 0 ] || fail "$failed part(s) failed"
 pib_done
