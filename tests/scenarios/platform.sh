@@ -36,12 +36,18 @@ user_pids() {
 # (/tmp/part.pids; the guests have no /dev/fd for <(...)), then unload pib
 # and what loaded over it; it must go.
 part_reset() {
-	local pids p
-	pids=$(user_pids | grep -vxF -f /tmp/part.pids)
-	[ -z "$pids" ] || echo "# ending what $part left running:" \
-		"$(ps -o comm= -p "$(paste -sd, <<<"$pids")" | sort | uniq -c | tr -s '\n ' ' ')"
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait_for 10 gone "$p" || kill -9 "$p" 2>/dev/null; done
+	local pids=() p list
+	# (those still there once listed: the listing's own subshells are not)
+	for p in $(user_pids | grep -vxF -f /tmp/part.pids); do
+		[ -e "/proc/$p" ] && pids+=("$p")
+	done
+	if [ ${#pids[@]} -gt 0 ]; then
+		list=$(IFS=,; echo "${pids[*]}")
+		echo "# ending what $part left running:" \
+			"$(ps -o comm= -p "$list" | sort | uniq -c | tr -s '\n ' ' ')"
+	fi
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait_for 10 gone "$p" || kill -9 "$p" 2>/dev/null; done
 	modprobe -r ib_ipoib rdma_ucm 2>/dev/null
 	check "$part: pib unloads after it" modprobe -r pib
 }
@@ -56,7 +62,7 @@ for part in $parts; do
 	mkdir -p "$top/$part"
 	echo "== part $part ($n hosts, at most $limit s)"
 	user_pids >/tmp/part.pids
-	PIB_HOSTS=$n PIB_RESULTS=$top/$part PIB_SCENARIO=$s timeout -k 10 "$limit" bash "$s"
+	PIB_PART=$part PIB_HOSTS=$n PIB_RESULTS=$top/$part PIB_SCENARIO=$s timeout -k 10 "$limit" bash "$s"
 	st=$?
 	[ $st = 124 ] && echo "FAIL - $part: still running after $limit s"
 	[ $st = 0 ] || failed=$((failed + 1))
