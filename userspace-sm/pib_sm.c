@@ -10,14 +10,16 @@
  * did, so that hosts and devices that come and go are taken in or
  * dropped.
  *
- *   pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]
+ *   pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-x PARTFILE] [-t MS] [-1] [-v|-q]
  *
  * With other SMs on the subnet (opensm, another pib-sm), one is master by
  * SMInfo (sm_sminfo.c); pib-sm stands by while one outranks it.
  *
  * Traps to the SM are repressed and bring a sweep (sm_trap.c).
  *
- * Not yet: partitions.
+ * Partitions come from a file in opensm's format (-x, sm_part.h): each end
+ * port gets its P_Key table, each partition marked ipoib its broadcast
+ * group, and the SA answers paths and joins within partitions.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -64,7 +66,7 @@ void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
 static void sm_usage(void)
 {
 	fprintf(stderr,
-		"usage: pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-t MS] [-1] [-v|-q]\n"
+		"usage: pib-sm [-d DEVICE] [-p PORT] [-P PRIORITY] [-k SMKEY] [-s SECONDS] [-g LIDFILE] [-x PARTFILE] [-t MS] [-1] [-v|-q]\n"
 		"  -d DEVICE   the RDMA device to run on (default: the first)\n"
 		"  -p PORT     its port (default: its first active or initializing one)\n"
 		"  -P PRIORITY its SMInfo priority, 0 to 15 (default 0): the master SM is\n"
@@ -73,6 +75,8 @@ static void sm_usage(void)
 		"              SMInfo of SMs with the same key only (0: of any SM)\n"
 		"  -s SECONDS  between light sweeps, which read one SMP per switch (default 2)\n"
 		"  -g LIDFILE  port GUIDs and their LIDs, kept across runs (opensm's guid2lid format)\n"
+		"  -x PARTFILE partitions, in opensm's partitions.conf format (default: every\n"
+		"              port a full member of the default partition)\n"
 		"  -t MS       how long an SMP waits for its answer (default 500)\n"
 		"  -1          sweep once and exit (0 if every port is Active)\n"
 		"  -v, -q      more, less in the log (stderr)\n");
@@ -130,6 +134,33 @@ static int sm_load_lids(struct sm_ctx *c)
 		return -1;
 	}
 	sm_log(c, SM_LOG_INFO, "%u LIDs from %s\n", c->lids.len, c->lid_file);
+	return 0;
+}
+
+/* The partitions of -x, or none. Return: 0, or -1 (said why). */
+static int sm_load_parts(struct sm_ctx *c)
+{
+	unsigned int line = 0;
+	const char *why = NULL;
+	FILE *in;
+	int r;
+
+	sm_parts_init(&c->parts);
+	c->sa.parts = &c->parts;
+	if (!c->part_file)
+		return 0;
+	in = fopen(c->part_file, "r");
+	if (!in) {
+		sm_log(c, SM_LOG_ERR, "%s: %s\n", c->part_file, strerror(errno));
+		return -1;
+	}
+	r = sm_parts_read(&c->parts, in, &line, &why);
+	fclose(in);
+	if (r) {
+		sm_log(c, SM_LOG_ERR, "%s, line %u: %s\n", c->part_file, line, why);
+		return -1;
+	}
+	sm_log(c, SM_LOG_INFO, "%u partitions from %s\n", c->parts.n, c->part_file);
 	return 0;
 }
 
@@ -259,6 +290,7 @@ static void sm_sa_after_sweep(struct sm_ctx *c)
 	unsigned int n = 0;
 
 	sm_sa_tick(&c->sa, sm_now_ms() / 1000);
+	c->sa.sm_guid = c->port_guid;
 	if (sm_sa_ipoib_bcast(&c->sa, &c->fab))
 		sm_log(c, SM_LOG_ERR, "SA: cannot make the IPoIB broadcast group\n");
 	if (sm_sa_ports_update(&c->sa, &c->fab, c->sm_lid, &rep, &n))
@@ -355,7 +387,7 @@ int main(int argc, char **argv)
 	unsigned int interval = 2;
 	int opt, once = 0, r = 0;
 
-	while ((opt = getopt(argc, argv, "d:p:P:k:s:g:t:1vqh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:P:k:s:g:x:t:1vqh")) != -1) {
 		switch (opt) {
 		case 'd': c.dev = optarg; break;
 		case 'p': c.port = sm_number(optarg, 1, SM_MAX_PORTS); break;
@@ -363,6 +395,7 @@ int main(int argc, char **argv)
 		case 'P': c.priority = sm_number(optarg, 0, 15); break;
 		case 'k': c.sm_key = sm_u64(optarg); break;
 		case 'g': c.lid_file = optarg; break;
+		case 'x': c.part_file = optarg; break;
 		case 't': c.timeout_ms = sm_number(optarg, 10, 60000); break;
 		case '1': once = 1; break;
 		case 'v': c.log_level = SM_LOG_DEBUG; break;
@@ -376,7 +409,8 @@ int main(int argc, char **argv)
 	sm_lidmap_init(&c.lids);
 	c.sa_port = c.sa_agent = c.issm = c.smi_port = -1;
 	c.role = SM_ROLE_DISCOVERING;
-	if (sm_sa_init(&c.sa, SM_SUBNET_PREFIX) || sm_load_lids(&c))
+	if (sm_sa_init(&c.sa, SM_SUBNET_PREFIX) || sm_load_lids(&c) ||
+	    sm_load_parts(&c))
 		return 1;
 	c.mad = mad_rpc_open_port((char *)c.dev, c.port, classes, 2);
 	if (!c.mad) {
@@ -423,5 +457,6 @@ int main(int argc, char **argv)
 	sm_sa_free(&c.sa);
 	sm_fabric_free(&c.fab);
 	sm_lidmap_free(&c.lids);
+	sm_parts_free(&c.parts);
 	return r ? 1 : 0;
 }

@@ -86,6 +86,8 @@ enum sm_log_level {
  * @rereg_due: pib-sm became master: the next configuration asks every end
  *	port's clients to register again (PortInfo.ClientReregister), with
  *	this SM's SA
+ * @part_file: the partition file (-x; NULL: none)
+ * @parts: the partitions, from it or the default (sm_part.h)
  */
 struct sm_ctx {
 	struct ibmad_port *mad;
@@ -121,6 +123,8 @@ struct sm_ctx {
 	int wake;
 	uint64_t sweep_ms;
 	int rereg_due;
+	const char *part_file;
+	struct sm_parts parts;
 };
 
 /**

@@ -277,8 +277,7 @@ static int sm_mcg_create(struct sm_sa_ctx *c, const uint8_t *mgid,
 	for (i = 0; i < sizeof(sm_mcm_create_bits); i++)
 		if (!sm_sa_has(c, sm_mcm_create_bits[i]))
 			return SM_SA_ERR_REQ_INSUFFICIENT_COMPONENTS;
-	if (!(join_state & SM_JOIN_KEEPS) ||
-	    (sm_sa_tmpl(c, SM_MCM_PKEY) & 0x7fff) != 0x7fff)
+	if (!(join_state & SM_JOIN_KEEPS))
 		return SM_SA_ERR_REQ_INVALID;
 	r = sm_mcg_settle(c, &tmp);
 	if (r)
@@ -417,7 +416,9 @@ int sm_sa_mcm_join(struct sm_sa_ctx *c)
 	} else if (!sm_mcg_fits(c, g)) {
 		return SM_SA_ERR_REQ_INVALID;
 	}
-	if (!sm_mcg_port_can(&c->f->node[node].port[port], g))
+	/* (IBA 15.2.5.17: a port joins within a partition it is in) */
+	if (!sm_mcg_port_can(&c->f->node[node].port[port], g) ||
+	    !sm_sa_pkey_member(c->sa, c->f, node, port, g->pkey))
 		return sm_mcg_undo(c->sa, made, SM_SA_ERR_REQ_INVALID);
 	r = sm_mcg_add(c->sa, g, c->f->node[node].port[port].guid, js, &now);
 	if (r)
@@ -451,27 +452,53 @@ int sm_sa_mcm_leave(struct sm_sa_ctx *c)
 	return sm_sa_add(c, rec);
 }
 
-int sm_sa_ipoib_bcast(struct sm_sa *sa, const struct sm_fabric *f)
+/* The IPoIB broadcast group of partition @p (RFC 4391: ff1S:401b:PKEY::
+ * ffff:ffff, the P_Key with its full-member bit), its fields as @p says. */
+static int sm_ipoib_bcast_one(struct sm_sa *sa, const struct sm_fabric *f,
+			      const struct sm_part *p)
 {
-	struct sm_sa_group *g = sm_mcg_find(sa, sm_ipoib_mgid);
+	uint8_t mgid[SM_SA_GID_LEN];
+	struct sm_sa_group *g;
 	unsigned int mtu, rate;
 
+	memcpy(mgid, sm_ipoib_mgid, SM_SA_GID_LEN);
+	mgid[1] = 0x10 | (p->scope ? p->scope : SM_SCOPE_LINK);
+	sm_sa_put16(mgid + 4, p->pkey | SM_PART_FULL);
+	g = sm_mcg_find(sa, mgid);
 	if (!g) {
-		g = sm_mcg_new(sa, sm_ipoib_mgid);
+		g = sm_mcg_new(sa, mgid);
 		if (!g)
 			return -ENOSPC;
-		g->qkey = SM_SA_IPOIB_QKEY;
-		g->pkey = SM_SA_DEFAULT_PKEY;
+		g->qkey = p->qkey ? p->qkey : SM_SA_IPOIB_QKEY;
+		g->pkey = p->pkey | SM_PART_FULL;
 		g->life = SM_SA_PKT_LIFE;
-		g->scope = SM_SCOPE_LINK;
+		g->sl = p->sl;
+		g->tclass = p->tclass;
 	}
 	g->ipoib = 1;
 	if (g->n)
 		return 0;	/* its members joined with its MTU and rate */
 	sm_sa_subnet_caps(f, &mtu, &rate);
-	g->mtu = mtu;
-	g->rate = rate;
+	g->mtu = p->mtu ? p->mtu : mtu;
+	g->rate = p->rate ? p->rate : rate;
 	return 0;
+}
+
+int sm_sa_ipoib_bcast(struct sm_sa *sa, const struct sm_fabric *f)
+{
+	static const struct sm_part dflt = {
+		.pkey = SM_PART_DEFAULT_PKEY, .ipoib = 1,
+	};
+	const struct sm_parts *ps = sa->parts;
+	unsigned int i;
+	int r = 0;
+
+	if (!ps)
+		return sm_ipoib_bcast_one(sa, f, &dflt);
+	for (i = 0; i < ps->n && !r; i++)
+		if (ps->part[i].ipoib)
+			r = sm_ipoib_bcast_one(sa, f, &ps->part[i]);
+	return r;
 }
 
 int sm_sa_mcast_dirty(struct sm_sa *sa)

@@ -585,6 +585,18 @@ int sm_sa_handle(struct sm_sa *sa, const struct sm_fabric *f, uint16_t sm_lid,
 	return r;
 }
 
+int sm_sa_pkey_member(const struct sm_sa *sa, const struct sm_fabric *f,
+		      int node, unsigned int port, uint16_t pkey)
+{
+	const struct sm_part *p;
+
+	if (!sa->parts)
+		return (pkey & 0x7fff) == SM_PART_DEFAULT_PKEY ? 2 : 0;
+	p = sm_parts_find(sa->parts, pkey);
+	return p ? sm_part_membership(p, f->node[node].port[port].guid,
+				      f->node[node].type, sa->sm_guid) : 0;
+}
+
 /* ---- the SA's life ---- */
 
 int sm_sa_init(struct sm_sa *sa, uint64_t subnet_prefix)

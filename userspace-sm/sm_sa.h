@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "sm_fabric.h"
+#include "sm_part.h"
 
 /* A MAD, its SA header (IBA 15.2.1.1) and the record data after it. */
 #define SM_SA_MAD_LEN		256
@@ -185,6 +186,9 @@ struct sm_sa_port {
  * @tid: the last TransactionID of a Report the SA sent
  * @requests: requests handled
  * @errors: requests answered with an error status
+ * @parts: the subnet's partitions (NULL: the default partition alone,
+ *	every port a full member)
+ * @sm_guid: the SM's own port (SELF in a partition file)
  */
 struct sm_sa {
 	uint64_t prefix;
@@ -203,6 +207,8 @@ struct sm_sa {
 	uint64_t tid;
 	unsigned long requests;
 	unsigned long errors;
+	const struct sm_parts *parts;
+	uint64_t sm_guid;
 };
 
 /**

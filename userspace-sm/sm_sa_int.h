@@ -157,6 +157,11 @@ int sm_sa_add(struct sm_sa_ctx *c, const uint8_t *rec);
 /* Add @rec if it matches. Return: 0 or SM_SA_ERR_NO_RESOURCES. */
 int sm_sa_offer(struct sm_sa_ctx *c, const uint8_t *rec);
 
+/* How end port @port of node @node belongs to @pkey's partition: 2 full
+ * member, 1 limited, 0 none. */
+int sm_sa_pkey_member(const struct sm_sa *sa, const struct sm_fabric *f,
+		      int node, unsigned int port, uint16_t pkey);
+
 /* The subnet: a GID's port, a port's GID, rates and MTUs of ports. */
 int sm_sa_gid_port(const struct sm_sa_ctx *c, const uint8_t *gid, int *node,
 		   unsigned int *port);

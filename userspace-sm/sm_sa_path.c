@@ -378,6 +378,35 @@ static void sm_sa_pr_echo(const struct sm_sa_ctx *c, uint8_t *r)
 	}
 }
 
+/*
+ * The P_Key of a path from @s to @d: the request's, or else the first
+ * partition both ends share (the default partition first), with the
+ * source's membership bit; 0 when they share none in which one of them
+ * is a full member (IBA 10.9.3: two limited members cannot talk).
+ */
+static uint16_t sm_sa_pr_pkey(const struct sm_sa_ctx *c,
+			      const struct sm_sa_end *s,
+			      const struct sm_sa_end *d)
+{
+	const struct sm_parts *ps = c->sa->parts;
+	unsigned int i, n = ps ? ps->n : 1;
+	uint16_t pkey;
+	int ms, md;
+
+	for (i = 0; i < n; i++) {
+		pkey = ps ? ps->part[i].pkey : SM_PART_DEFAULT_PKEY;
+		if (sm_sa_has(c, SM_PR_PKEY))
+			pkey = sm_sa_tmpl(c, SM_PR_PKEY) & 0x7fff;
+		ms = sm_sa_pkey_member(c->sa, c->f, s->node, s->port, pkey);
+		md = sm_sa_pkey_member(c->sa, c->f, d->node, d->port, pkey);
+		if (ms && md && (ms == 2 || md == 2))
+			return pkey | (ms == 2 ? SM_PART_FULL : 0);
+		if (sm_sa_has(c, SM_PR_PKEY))
+			break;
+	}
+	return 0;
+}
+
 /* The PathRecord from @s to @d, if there is a path that meets the
  * request. */
 static int sm_sa_pr_one(struct sm_sa_ctx *c, const struct sm_sa_end *s,
@@ -387,8 +416,9 @@ static int sm_sa_pr_one(struct sm_sa_ctx *c, const struct sm_sa_end *s,
 	struct sm_sa_caps k = { 0, 0 }, back = { 0, 0 };
 	int self = s->node == d->node && s->port == d->port, rev;
 	uint8_t r[SM_PR_LEN] = { 0 };
+	uint16_t pkey = sm_sa_pr_pkey(c, s, d);
 
-	if (!slid || !dlid)
+	if (!slid || !dlid || !pkey)
 		return SM_SA_OK;
 	if (self)
 		sm_sa_caps_add(&k, &c->f->node[s->node].port[s->port]);
@@ -407,7 +437,7 @@ static int sm_sa_pr_one(struct sm_sa_ctx *c, const struct sm_sa_end *s,
 	sm_sa_put16(r + 40, dlid);
 	sm_sa_put16(r + 42, slid);
 	sm_sa_put(r, sm_sa_pr_fields[SM_PR_REVERSIBLE].bit, 1, rev);
-	sm_sa_put16(r + 50, SM_SA_DEFAULT_PKEY);
+	sm_sa_put16(r + 50, pkey);
 	sm_sa_pr_echo(c, r);
 	if (!sm_sa_pr_select(c, r, &k, self ? 0 : SM_SA_PKT_LIFE))
 		return SM_SA_OK;
@@ -485,15 +515,12 @@ static int sm_sa_pr_from(struct sm_sa_ctx *c, const struct sm_sa_end *s,
 }
 
 /* PathRecord Get and GetTable: from SGID/SLID (or every end port) to
- * DGID/DLID (or every end port); P_Key only the default partition's. */
+ * DGID/DLID (or every end port), within a partition both share. */
 int sm_sa_path_query(struct sm_sa_ctx *c)
 {
 	struct sm_sa_end s = { 0, 0 }, d = { 0, 0 }, e = { 0, 0 };
 	int sfixed, dfixed, none = 0, r, more;
 
-	if (sm_sa_has(c, SM_PR_PKEY) &&
-	    (sm_sa_tmpl(c, SM_PR_PKEY) & 0x7fff) != 0x7fff)
-		return SM_SA_OK;
 	r = sm_sa_pr_end(c, SM_PR_SGID, SM_PR_SLID, &s, &sfixed, &none);
 	if (!r)
 		r = sm_sa_pr_end(c, SM_PR_DGID, SM_PR_DLID, &d, &dfixed, &none);

@@ -14,6 +14,7 @@
  * its number of switches and ports; the configuration four.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,6 +321,49 @@ static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 	return 0;
 }
 
+/* P_Keys in one block of a PartitionTable (IBA 14.2.5.7). */
+#define SM_PKEY_BLOCK	32
+
+/*
+ * The P_Key tables a partition file gives (sm_part.h) to every end port
+ * (CA ports, switch ports 0), in its first block; none without a file,
+ * where each port keeps the default partition its SMA starts with.
+ * Return: 0 or -ENOMEM.
+ */
+static int sm_pkey_sets(struct sm_ctx *c, struct sm_batch *b)
+{
+	uint16_t keys[SM_PKEY_BLOCK];
+	const struct sm_node *n;
+	struct sm_smp_req *r;
+	unsigned int p, k, cap, want;
+	int i;
+
+	for (i = 0; c->parts.file && i < c->fab.num_nodes; i++) {
+		n = &c->fab.node[i];
+		cap = mad_get_field((void *)n->node_info, 0, IB_NODE_PARTITION_CAP_F);
+		cap = cap < SM_PKEY_BLOCK ? cap : SM_PKEY_BLOCK;
+		for (p = 0; p <= n->num_ports; p++) {
+			if (!n->port[p].lid)
+				continue;
+			memset(keys, 0, sizeof(keys));
+			want = sm_parts_pkeys(&c->parts, n->port[p].guid, n->type,
+					      c->port_guid, keys, cap);
+			if (want > cap)
+				sm_log(c, SM_LOG_ERR, "port 0x%016" PRIx64 " is in %u partitions; its P_Key table holds %u\n",
+				       n->port[p].guid, want, cap);
+			/* (modifier: block 0; of port 0, on a switch) */
+			r = sm_batch_add(c, b, i, p, 0, 1, IB_ATTR_PKEY_TBL, 0);
+			if (!r)
+				return -ENOMEM;
+			for (k = 0; k < SM_PKEY_BLOCK; k++) {
+				r->data[2 * k] = keys[k] >> 8;
+				r->data[2 * k + 1] = keys[k] & 0xff;
+			}
+		}
+	}
+	return 0;
+}
+
 /*
  * Move every link port in state @from to @to, from the PortInfo the sweep
  * keeps; Armed takes the MTU and VLs both ends of the link can do.
@@ -434,12 +478,17 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 		i = sm_table_sets(c, &rd, &b);
 	if (!i)
 		i = sm_lid_sets(c, &b, c->sm_lid);
+	if (!i)
+		i = sm_pkey_sets(c, &b);
 	if (!i) {
 		sm_batch_run(c, &b);
 		rereg = c->rereg_due;
 		c->rereg_due = 0;
 		for (k = 0; k < b.n; k++) {
 			r = &b.r[k];
+			if (r->attr == IB_ATTR_PKEY_TBL && r->status)
+				sm_log(c, SM_LOG_ERR, "P_Key table of port 0x%016" PRIx64 " not set\n",
+				       f->node[r->node].port[r->port].guid);
 			if (r->attr != IB_ATTR_PORT_INFO)
 				continue;
 			if (r->status) {

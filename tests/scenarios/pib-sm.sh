@@ -11,6 +11,9 @@
 # file: IPoIB pings across. Restarted with its LID file, it gives every
 # port the LID it had. When host3's device goes and comes, the switches
 # next to it send Trap 128, which pib-sm represses, and it sweeps at once.
+# Host3 power-cycled (pib unloaded, its link down) leaves the SA, the
+# broadcast group and the LFTs, and comes back with its LID. Last, with a
+# partition file, host1 and host2 have a partition of their own.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -187,6 +190,39 @@ cm_pair rping 120 rping -s -a 10.98.0.1 -C 20 -S 4000 -V -- \
 	rping -c -a 10.98.0.1 -C 20 -S 4000 -V
 cm_pair send_bw_rdma_cm 120 ib_send_bw -R -F -d pibeth0 -n 200 -- \
 	ib_send_bw -R -F -d pibeth0 -n 200 10.98.0.1
+
+# Host3 is power-cycled: pib and IPoIB go from it, and its LAN link is
+# down. pib-sm drops its port from the SA, from the broadcast group and
+# from the switches' LFTs; once back, host3 has the LID it had, and IPoIB
+# carries its pings again.
+lid3=$(printf '0x%04x' "$(lid_of 3)")
+if [ "$PIB_HOST" = 3 ]; then
+	check "power cycle: host3's pib goes, and its link" sh -c "modprobe -r ib_ipoib rdma_ucm &&
+		rdma link delete pibeth0 && modprobe -r pib && ip link set eth0 down"
+fi
+barrier off
+if [ "$PIB_HOST" = 2 ]; then
+	check "power cycle: the SA has 4 NodeRecords (host3's CA and switch gone)" \
+		wait_for 60 sh -c "[ \$(timeout 20 saquery -C pibeth0 -P 1 NR |
+			grep -c '^NodeRecord dump') = 4 ]"
+	out=$(timeout 60 saquery -C pibeth0 -P 1 -m 2>&1)
+	expect_match "power cycle: host2 is still in the broadcast group" "$out" \
+		'PortGid\.*fe80::5054:ff:fe99:2$'
+	expect_no_match "power cycle: host3 is not" "$out" 'PortGid\.*fe80::5054:ff:fe99:3$'
+	out=$(timeout 60 ibroute -C pibeth0 -P 1 "$swlid" 2>&1)
+	expect_no_match "power cycle: host3's LID $lid3 is out of this switch's LFT" "$out" "^$lid3 "
+fi
+barrier dropped
+if [ "$PIB_HOST" = 3 ]; then
+	check "power cycle: host3's link up" ip link set eth0 up
+	check "power cycle: rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
+	check "power cycle: port ACTIVE" wait_for 120 grep -q ACTIVE $p/state
+	expect_eq "power cycle: the LID host3 had" "$(($(cat $p/lid)))" "$(lid_of 3)"
+	ipoib_up rdma_ucm
+	check "power cycle: ping over ib0 to host1" wait_for 60 ping -c 1 -W 2 10.98.0.1
+	check "power cycle: ping over ib0 to host2" ping -c 3 -W 5 10.98.0.2
+fi
+barrier back
 check "ib0 down" ip link set ib0 down
 check "ib_ipoib unloaded" modprobe -r ib_ipoib
 barrier ipoib-done
@@ -214,5 +250,65 @@ fi
 barrier again
 check "port ACTIVE" wait_for 30 grep -q ACTIVE $p/state
 expect_eq "LID kept across the restart" $(($(cat $p/lid))) "$(lid_of "$PIB_HOST")"
+
+# Partitions from a file in opensm's format: host1 and host2 share
+# 0x8001, an IPoIB partition, which host3 is not in. The P_Key tables, the
+# SA's paths and IPoIB on the partition (a child interface, ib0.8001)
+# follow the file; a bad file is refused with its line.
+parts=$PIB_RESULTS/partitions.conf
+if [ "$PIB_HOST" = 1 ]; then
+	printf '%s\n' "# host1 and host2 only" "Default=0x7fff, ipoib : ALL=full ;" \
+		"storage=0x8001, ipoib : 0x505400fffe990001=full," \
+		"    0x505400fffe990002=full ;" >"$parts"
+	echo "junk=0x1 : ALL" >"$PIB_RESULTS/bad-parts.conf"
+	check_fails "pib-sm: a bad partition file" "bad-parts.conf, line 1: a definition without ';'" \
+		$sm -1 -x "$PIB_RESULTS/bad-parts.conf"
+	$sm -d pibeth0 -s 2 -g "$lidfile" -x "$parts" 2>"$PIB_RESULTS/pib-sm-parts.log" &
+	echo $! >/tmp/pib-sm.pid
+fi
+# (pib-sm sets every table in one batch: once host1's and host2's have
+# 0x8001, host3's is set too)
+[ "$PIB_HOST" = 3 ] || check "partitions: P_Key 0x8001 in host$PIB_HOST's table" \
+	wait_for 60 grep -qx 0x8001 $p/pkeys/1
+barrier parts-tables
+if [ "$PIB_HOST" = 3 ]; then
+	expect_eq "partitions: host3's P_Key table: the default partition alone" \
+		"$(cat $p/pkeys/0 $p/pkeys/1 | tr '\n' ' ')" "0xffff 0x0000 "
+fi
+ipoib_up
+if [ "$PIB_HOST" != 3 ]; then
+	check "partitions: ib0.8001" ip link add link ib0 name ib0.8001 type ipoib pkey 0x8001
+	check "partitions: ib0.8001 up" sh -c "ip addr add 10.96.0.$PIB_HOST/24 dev ib0.8001 &&
+		ip link set ib0.8001 up"
+	check "partitions: ib0.8001 carrier (its broadcast group joined)" wait_for 60 \
+		grep -qx 1 /sys/class/net/ib0.8001/carrier
+fi
+barrier parts-up
+if [ "$PIB_HOST" = 2 ]; then
+	check "partitions: ping over ib0.8001 to host1" ping -c 3 -W 5 10.96.0.1
+	out=$(timeout 60 saquery -C pibeth0 -P 1 -p --pkey 0x8001 \
+		--src-to-dst "$(lid_of 2):$(lid_of 1)" 2>&1)
+	expect_match "partitions: a path from host2 to host1 in 0x8001" "$out" 'pkey\.*0x8001$'
+	out=$(timeout 60 saquery -C pibeth0 -P 1 -p --pkey 0x8001 \
+		--src-to-dst "$(lid_of 3):$(lid_of 1)" 2>&1)
+	expect_eq "partitions: no path from host3 in 0x8001" \
+		"$(grep -c '^PathRecord dump' <<<"$out")" 0
+	out=$(timeout 60 saquery -C pibeth0 -P 1 -m 2>&1)
+	expect_match "partitions: 0x8001's broadcast group" "$out" \
+		'MGID\.*ff12:401b:8001::ffff:ffff'
+fi
+if [ "$PIB_HOST" = 3 ]; then
+	check "partitions: ib0.8001 on host3" sh -c "ip link add link ib0 name ib0.8001 type ipoib pkey 0x8001 &&
+		ip link set ib0.8001 up"
+	sleep 5
+	expect_eq "partitions: host3's ib0.8001 has no carrier (not in 0x8001)" \
+		"$(cat /sys/class/net/ib0.8001/carrier)" 0
+fi
+barrier parts-done
+check "ib_ipoib unloaded" modprobe -r ib_ipoib
+if [ "$PIB_HOST" = 1 ]; then
+	check "pib-sm with partitions stops on SIGTERM" stops "$(cat /tmp/pib-sm.pid)"
+	cat "$PIB_RESULTS/pib-sm-parts.log"
+fi
 barrier "done"
 pib_done

@@ -810,6 +810,71 @@ static void test_hostile(void)
 	CHECK_EQ(sm_sa_ipoib_bcast(&sa, &fab), 0);
 }
 
+/*
+ * Partitions (sm_part.h): paths only within a partition both ends share,
+ * not between two limited members; joins only by a member; a broadcast
+ * group for each partition marked ipoib, with its MTU.
+ */
+static void test_partitions(void)
+{
+	static const char conf[] =
+		"Default=0x7fff, ipoib : ALL=full;\n"
+		"p1=0x8001, ipoib, mtu=3 : 0x0002c90300003000=full, 0x0002c90300003001;\n"
+		"p2=0x0002 : 0x0002c90300003001, 0x0002c90300003002;\n";
+	static const uint8_t bcast1[16] = {
+		0xff, 0x12, 0x40, 0x1b, 0x80, 0x01, 0, 0, 0, 0, 0, 0,
+		0xff, 0xff, 0xff, 0xff,
+	};
+	struct sm_parts ps;
+	const char *why;
+	unsigned int line;
+	uint8_t m[256], *r;
+
+	sm_parts_init(&ps);
+	CHECK_EQ(sm_parts_parse(&ps, conf, sizeof(conf) - 1, &line, &why), 0);
+	sa.parts = &ps;
+	sa.sm_guid = CA_PORT(0);
+	CHECK_EQ(sm_sa_ipoib_bcast(&sa, &fab), 0);
+	/* p1's broadcast group: its P_Key and MTU, CA 2 may not join. */
+	mc_req(m, SET, IPOIB_BCAST_MASK, bcast1, 2, 1);
+	put16(m + 56 + 40, 0x8001);
+	CHECK_EQ(status_of(m, lid_of(ca[2], 1), NULL), ST_INVALID);
+	mc_req(m, SET, IPOIB_BCAST_MASK, bcast1, 1, 1);
+	put16(m + 56 + 40, 0x8001);
+	CHECK_EQ(status_of(m, lid_of(ca[1], 1), &r), 0);
+	if (r) {
+		CHECK_EQ(be16(r + 56 + 40), 0x8001);
+		CHECK_EQ(r[56 + 38], 2 << 6 | 3);
+	}
+	free(r);
+	/* A group of a P_Key no partition has cannot be made. */
+	mc_req(m, SET, IPOIB_BCAST_MASK | MC_QKEY | MC_TCLASS | MC_FLOW | MC_SL,
+	       (const uint8_t[16]){ 0 }, 0, 1);
+	put16(m + 56 + 40, 0x8005);
+	CHECK_EQ(status_of(m, lid_of(ca[0], 1), NULL), ST_INVALID);
+	/* Paths: p1's from a full and from a limited member. */
+	pr_req(m, GET, PR_PKEY, 0, 1);
+	put16(m + 56 + 50, 0x8001);
+	CHECK_EQ(status_of(m, 0, &r), 0);
+	if (r)
+		CHECK_EQ(be16(r + 56 + 50), 0x8001);
+	free(r);
+	pr_req(m, GET, 0, 1, 0);
+	CHECK_EQ(status_of(m, 0, &r), 0);
+	if (r)
+		CHECK_EQ(be16(r + 56 + 50), 0xffff);	/* the default first */
+	free(r);
+	/* Not a member at all; two limited members. */
+	pr_req(m, GET, PR_PKEY, 0, 2);
+	put16(m + 56 + 50, 0x8001);
+	CHECK_EQ(status_of(m, 0, NULL), ST_NO_RECORDS);
+	pr_req(m, GET, PR_PKEY, 1, 2);
+	put16(m + 56 + 50, 0x0002);
+	CHECK_EQ(status_of(m, 0, NULL), ST_NO_RECORDS);
+	sa.parts = NULL;
+	sm_parts_free(&ps);
+}
+
 int main(void)
 {
 	sm_lidmap_init(&lids);
@@ -825,6 +890,7 @@ int main(void)
 	test_services();
 	test_inform();
 	test_hostile();
+	test_partitions();
 	sm_sa_free(&sa);
 	sm_fabric_free(&fab);
 	sm_lidmap_free(&lids);
