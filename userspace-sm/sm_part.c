@@ -10,11 +10,13 @@
 
 #include "sm_part.h"
 
-/* The parser's cursor: the text left, and the line it is on. */
+/* The parser's cursor: the text left, the line it is on, the line the
+ * definition it is in began on, and what was wrong. */
 struct sm_part_cur {
 	char *p;
 	char *end;
 	unsigned int line;
+	unsigned int start;
 	const char *why;
 };
 
@@ -339,7 +341,7 @@ static int sm_part_add(struct sm_part_cur *c, struct sm_parts *ps,
 int sm_parts_parse(struct sm_parts *ps, const char *text, size_t len,
 		   unsigned int *line, const char **why)
 {
-	struct sm_part_cur c = { NULL, NULL, 1, NULL };
+	struct sm_part_cur c = { NULL, NULL, 1, 1, NULL };
 	int have_default = 0, def;
 	struct sm_part p;
 	char *copy;
@@ -362,6 +364,7 @@ int sm_parts_parse(struct sm_parts *ps, const char *text, size_t len,
 		sm_part_skip(&c);
 		if (c.p >= c.end)
 			break;
+		c.start = c.line;
 		memset(&p, 0, sizeof(p));
 		if (sm_part_header(&c, &p, &def) ||
 		    sm_part_members(&c, &p, def) ||
@@ -374,7 +377,8 @@ int sm_parts_parse(struct sm_parts *ps, const char *text, size_t len,
 	return 0;
 fail:
 	free(copy);
-	*line = c.line;
+	/* (the text ended within a definition: where it began) */
+	*line = c.p && c.p >= c.end ? c.start : c.line;
 	*why = c.why;
 	sm_parts_free(ps);
 	sm_parts_init(ps);

@@ -143,6 +143,7 @@ static void test_refused(void)
 		const char *why;
 	} bad[] = {
 		{ "a=0x1 : ALL", 1, "without ';'" },
+		{ "a=0x1 : ALL;\n\nb=0x2 :\n ALL,\n SELF\n", 3, "without ';'" },
 		{ "a=0x1 ALL;", 1, "without ':'" },
 		{ "\n\nnokey : ALL;", 3, "without =PKEY" },
 		{ "=0x1 : ALL;", 1, "without a name" },
