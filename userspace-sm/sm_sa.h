@@ -294,13 +294,18 @@ int sm_sa_handle(struct sm_sa *sa, const struct sm_fabric *f, uint16_t sm_lid,
 void sm_sa_tick(struct sm_sa *sa, uint64_t now);
 
 /**
- * sm_sa_ipoib_bcast - create or update the IPoIB broadcast group
+ * sm_sa_ipoib_bcast - create or update the IPoIB broadcast groups
  * @sa: the SA
  * @f: the subnet as the last sweep found it
  *
- * The group ff12:401b:ffff::ffff:ffff (P_Key 0xffff, Q_Key 0x0b1b, SL
- * 0, TClass 0, FlowLabel 0, HopLimit 0, link-local scope) gets the
- * largest MTU every CA port of @f can do (the least of their MTUCaps and
+ * One group per partition marked ipoib in @sa->parts (without a
+ * partition file, the default partition's alone): ff1S:401b:PKEY::
+ * ffff:ffff, with the partition's P_Key (full-member bit set), scope S,
+ * Q_Key (IPoIB's 0x0b1b by default), SL, TClass, MTU and rate when it
+ * names them. The default partition's group, ff12:401b:ffff::ffff:ffff
+ * (P_Key 0xffff, Q_Key 0x0b1b, SL 0, TClass 0, FlowLabel 0, HopLimit 0,
+ * link-local scope), like any group whose partition names no MTU or rate,
+ * gets the largest MTU every CA port of @f can do (the least of their MTUCaps and
  * of the NeighborMTUs of every link), and the least rate of those links,
  * so that IPoIB works on any LAN (pib on a 1500-byte Ethernet: 1024)
  * with no configuration. While the group has members, its MTU and rate
