@@ -326,9 +326,10 @@ static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 
 /*
  * The P_Key tables a partition file gives (sm_part.h) to every end port
- * (CA ports, switch ports 0), in its first block; none without a file,
- * where each port keeps the default partition its SMA starts with.
- * Return: 0 or -ENOMEM.
+ * the sweep reached (a CA's port the route ends at: a CA's PartitionTable
+ * is the receiving port's; a switch's port 0), in its first block; none
+ * without a file, where each port keeps the default partition its SMA
+ * starts with. Return: 0 or -ENOMEM.
  */
 static int sm_pkey_sets(struct sm_ctx *c, struct sm_batch *b)
 {
@@ -343,7 +344,8 @@ static int sm_pkey_sets(struct sm_ctx *c, struct sm_batch *b)
 		cap = mad_get_field((void *)n->node_info, 0, IB_NODE_PARTITION_CAP_F);
 		cap = cap < SM_PKEY_BLOCK ? cap : SM_PKEY_BLOCK;
 		for (p = 0; p <= n->num_ports; p++) {
-			if (!n->port[p].lid)
+			if (!n->port[p].lid ||
+			    p != (sm_node_is_switch(n) ? 0 : n->entry))
 				continue;
 			memset(keys, 0, sizeof(keys));
 			want = sm_parts_pkeys(&c->parts, n->port[p].guid, n->type,
