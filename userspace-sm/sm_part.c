@@ -220,7 +220,7 @@ static int sm_part_header(struct sm_part_cur *c, struct sm_part *p, int *def)
 		return sm_part_fail(c, "a partition without =PKEY (pib-sm makes none up)");
 	if (!*item)
 		return sm_part_fail(c, "a partition without a name");
-	if (strchr(item, ' ') || strlen(item) >= sizeof(p->name))
+	if (strpbrk(item, " \t\n\r\v\f") || strlen(item) >= sizeof(p->name))
 		return sm_part_fail(c, "a partition name with a blank, or too long");
 	strcpy(p->name, item);
 	/* (only the low 15 bits count: 0x8001 is 0x0001, as in opensm) */

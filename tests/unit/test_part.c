@@ -164,6 +164,7 @@ static void test_refused(void)
 		{ "a=0x1 : ALL;\nb=0x8001 : SELF;", 2, "defined twice" },
 		{ "Default=0x7fff : ALL;\nD2=0xffff : SELF;", 2, "defined twice" },
 		{ "a b=0x1 : ALL;", 1, "blank" },
+		{ "a\tb=0x1 : ALL;", 1, "blank" },
 	};
 	struct sm_parts ps;
 	const char *why;
