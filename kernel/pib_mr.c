@@ -579,10 +579,13 @@ int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 	    (u64)mr->nfast * ibmr->page_size <
 	    (ibmr->iova & (ibmr->page_size - 1)) + ibmr->length)
 		return -EINVAL;
+	/*
+	 * Not ibmr's keys: they are the consumer's, who set them with
+	 * ib_update_fast_reg_key() before posting, and may have moved them
+	 * on to the next key by the time the WQE runs.
+	 */
 	mr->access = access;
 	WRITE_ONCE(mr->key, key);
-	ibmr->lkey = key;
-	ibmr->rkey = key;
 	WRITE_ONCE(mr->valid, true);
 	return 0;
 }

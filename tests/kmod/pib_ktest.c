@@ -346,6 +346,50 @@ out:
 }
 
 /*
+ * A consumer that moves its MR's key on while a REG_MR is still queued
+ * (ib_update_fast_reg_key() for the next registration): the REG_MR
+ * registers the key in its WR, and leaves the MR's keys as the consumer
+ * set them. LOCAL_INV of the registered key, then REG_MR and LOCAL_INV of
+ * the next one, succeed.
+ */
+static void pib_ktest_reg_key_ahead(struct pib_ktest *t)
+{
+	const char *what = "REG_MR with the key moved on";
+	struct scatterlist sg;
+	struct ib_mr *mr;
+	u32 key, next;
+	int err;
+
+	if (pib_ktest_get_pair(t))
+		return;
+	mr = pib_ktest_fast_mr(t, &sg);
+	if (IS_ERR(mr)) {
+		pib_ktest_check(t, false, "%s: a fast-register MR", what);
+		goto out;
+	}
+	key = mr->rkey;
+	next = ib_inc_rkey(key);
+	err = pib_ktest_post_reg(t, mr, 1);
+	ib_update_fast_reg_key(mr, next);
+	pib_ktest_check(t, !err, "%s: post REG_MR", what);
+	pib_ktest_expect(t, what, 1, IB_WC_REG_MR);
+	pib_ktest_check(t, mr->lkey == next && mr->rkey == next,
+			"%s: the MR's keys are still the consumer's 0x%x (0x%x, 0x%x)",
+			what, next, mr->lkey, mr->rkey);
+	pib_ktest_check(t, !pib_ktest_post_inv(t, key, 2), "%s: post LOCAL_INV", what);
+	pib_ktest_expect(t, what, 2, IB_WC_LOCAL_INV);
+	pib_ktest_check(t, !pib_ktest_post_reg(t, mr, 3), "%s: post REG_MR again", what);
+	pib_ktest_expect(t, what, 3, IB_WC_REG_MR);
+	pib_ktest_check(t, !pib_ktest_post_inv(t, next, 4), "%s: post LOCAL_INV again",
+			what);
+	pib_ktest_expect(t, what, 4, IB_WC_LOCAL_INV);
+	pib_ktest_quiet(t, what);
+	ib_dereg_mr(mr);
+out:
+	pib_ktest_put_pair(t);
+}
+
+/*
  * SEND, local WQE, SEND to a peer with no receive posted: RNR NAKs make
  * the requester go back to the first SEND again and again. The local WQE
  * runs once (a second REG_MR of a valid MR, or LOCAL_INV of an invalid
@@ -630,6 +674,8 @@ static void pib_ktest_run(struct pib_ktest *t)
 		pib_ktest_local_tail(t, false);
 	if (pib_ktest_wanted("inv-tail"))
 		pib_ktest_local_tail(t, true);
+	if (pib_ktest_wanted("reg-key-ahead"))
+		pib_ktest_reg_key_ahead(t);
 	if (pib_ktest_wanted("local-behind-rnr"))
 		pib_ktest_local_behind_rnr(t);
 	if (pib_ktest_wanted("srq-reset"))
