@@ -80,6 +80,10 @@ enum sm_log_level {
  * @smi_agent: the agents of the LID-routed and directed-route SMI classes
  * @master_guid: the port GUID of the master, while STANDBY
  * @master_misses: polls of the master in a row that it did not answer
+ * @prio_traps: Trap 144s sent to a master that pib-sm outranks, asking it
+ *	to hand the subnet over
+ * @handover_guid: the SM pib-sm last handed the subnet over to
+ * @handover_fails: handovers in a row that SM did not take
  * @wake: a trap came: sweep before serving on (a second after the last
  *	sweep began, at the soonest)
  * @sweep_ms: when the last heavy sweep began (monotonic ms)
@@ -120,6 +124,9 @@ struct sm_ctx {
 	int smi_agent[2];
 	uint64_t master_guid;
 	unsigned int master_misses;
+	unsigned int prio_traps;
+	uint64_t handover_guid;
+	unsigned int handover_fails;
 	int wake;
 	uint64_t sweep_ms;
 	int rereg_due;
@@ -213,6 +220,7 @@ int sm_sminfo_open(struct sm_ctx *c);
 void sm_sminfo_close(struct sm_ctx *c);
 void sm_sminfo_poll(struct sm_ctx *c);
 /* sm_trap.c */
+void sm_trap_send_prio(struct sm_ctx *c, int i);
 void sm_trap_repress(struct sm_ctx *c, uint8_t *buf, int len);
 int sm_sminfo_fd(const struct sm_ctx *c);
 void sm_set_role(struct sm_ctx *c, enum sm_role role, const char *why);

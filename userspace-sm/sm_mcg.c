@@ -486,15 +486,10 @@ static int sm_ipoib_bcast_one(struct sm_sa *sa, const struct sm_fabric *f,
 
 int sm_sa_ipoib_bcast(struct sm_sa *sa, const struct sm_fabric *f)
 {
-	static const struct sm_part dflt = {
-		.pkey = SM_PART_DEFAULT_PKEY, .ipoib = 1,
-	};
 	const struct sm_parts *ps = sa->parts;
 	unsigned int i;
 	int r = 0;
 
-	if (!ps)
-		return sm_ipoib_bcast_one(sa, f, &dflt);
 	for (i = 0; i < ps->n && !r; i++)
 		if (ps->part[i].ipoib)
 			r = sm_ipoib_bcast_one(sa, f, &ps->part[i]);

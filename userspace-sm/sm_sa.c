@@ -588,11 +588,8 @@ int sm_sa_handle(struct sm_sa *sa, const struct sm_fabric *f, uint16_t sm_lid,
 int sm_sa_pkey_member(const struct sm_sa *sa, const struct sm_fabric *f,
 		      int node, unsigned int port, uint16_t pkey)
 {
-	const struct sm_part *p;
+	const struct sm_part *p = sm_parts_find(sa->parts, pkey);
 
-	if (!sa->parts)
-		return (pkey & 0x7fff) == SM_PART_DEFAULT_PKEY ? 2 : 0;
-	p = sm_parts_find(sa->parts, pkey);
 	return p ? sm_part_membership(p, f->node[node].port[port].guid,
 				      f->node[node].type, sa->sm_guid) : 0;
 }
@@ -606,7 +603,9 @@ int sm_sa_init(struct sm_sa *sa, uint64_t subnet_prefix)
 	sa->group = calloc(SM_SA_MAX_GROUPS, sizeof(*sa->group));
 	sa->svc = calloc(SM_SA_MAX_SERVICES, sizeof(*sa->svc));
 	sa->sub = calloc(SM_SA_MAX_SUBS, sizeof(*sa->sub));
-	if (sa->group && sa->svc && sa->sub)
+	sm_parts_init(&sa->own_parts);
+	sa->parts = &sa->own_parts;
+	if (sa->group && sa->svc && sa->sub && sa->own_parts.part[0].n)
 		return 0;
 	sm_sa_free(sa);
 	return -ENOMEM;
@@ -619,5 +618,6 @@ void sm_sa_free(struct sm_sa *sa)
 	free(sa->svc);
 	free(sa->sub);
 	free(sa->port);
+	sm_parts_free(&sa->own_parts);
 	memset(sa, 0, sizeof(*sa));
 }

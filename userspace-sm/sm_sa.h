@@ -186,9 +186,11 @@ struct sm_sa_port {
  * @tid: the last TransactionID of a Report the SA sent
  * @requests: requests handled
  * @errors: requests answered with an error status
- * @parts: the subnet's partitions (NULL: the default partition alone,
- *	every port a full member)
+ * @parts: the subnet's partitions (sm_sa_init(): @own_parts)
  * @sm_guid: the SM's own port (SELF in a partition file)
+ * @own_parts: the partitions of a subnet with no partition file (the
+ *	default partition alone, every port a full member), until the SM
+ *	gives the SA the subnet's
  */
 struct sm_sa {
 	uint64_t prefix;
@@ -209,6 +211,7 @@ struct sm_sa {
 	unsigned long errors;
 	const struct sm_parts *parts;
 	uint64_t sm_guid;
+	struct sm_parts own_parts;
 };
 
 /**

@@ -389,12 +389,12 @@ static uint16_t sm_sa_pr_pkey(const struct sm_sa_ctx *c,
 			      const struct sm_sa_end *d)
 {
 	const struct sm_parts *ps = c->sa->parts;
-	unsigned int i, n = ps ? ps->n : 1;
 	uint16_t pkey;
+	unsigned int i;
 	int ms, md;
 
-	for (i = 0; i < n; i++) {
-		pkey = ps ? ps->part[i].pkey : SM_PART_DEFAULT_PKEY;
+	for (i = 0; i < ps->n; i++) {
+		pkey = ps->part[i].pkey;
 		if (sm_sa_has(c, SM_PR_PKEY))
 			pkey = sm_sa_tmpl(c, SM_PR_PKEY) & 0x7fff;
 		ms = sm_sa_pkey_member(c->sa, c->f, s->node, s->port, pkey);

@@ -9,7 +9,13 @@
  * lower GUID) keeps the subnet: pib-sm is then STANDBY, configures
  * nothing, and polls the master's SMInfo each light sweep; when the master
  * does not answer SM_MASTER_MISSES times in a row, or says it is no longer
- * MASTER, or hands the subnet over (Set, HANDOVER), pib-sm is MASTER.
+ * MASTER, or hands the subnet over (Set, HANDOVER), pib-sm is MASTER, and
+ * acknowledges the handover (Set, ACKNOWLEDGE).
+ *
+ * As in opensm, an SM that finds a master stands by, whatever the
+ * priorities: one that outranks the master tells it so (Trap 144), and the
+ * master, on its next sweep, hands the subnet over to the STANDBY SM that
+ * outranks it most, then stands by itself.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +32,9 @@
 
 /* Polls of the master's SMInfo that may go unanswered in a row. */
 #define SM_MASTER_MISSES	3
+/* Handovers to an SM that does not take the subnet, and Trap 144s to a
+ * master that does not hand it over, before pib-sm stops asking. */
+#define SM_HANDOVER_TRIES	3
 /* IBA 14.2.5.6 PortInfo.CapabilityMask bit 1: IsSM. */
 #define SM_CAP_IS_SM		(1u << 1)
 /* IBA 14.2.5.13 SMInfo Set's AttributeModifier. */
@@ -153,17 +162,77 @@ static const struct {
 			      "another SM asked it to discover" },
 };
 
-/* Act on an SMInfo Set from another SM with modifier @mod. */
-static void sm_sminfo_control(struct sm_ctx *c, unsigned int mod)
+/*
+ * Act on an SMInfo Set from another SM with modifier @mod and the sender's
+ * SMInfo @data. Return: the GUID of the SM whose HANDOVER pib-sm took, to
+ * acknowledge, or 0.
+ */
+static uint64_t sm_sminfo_control(struct sm_ctx *c, unsigned int mod,
+				  const uint8_t *data)
 {
+	uint64_t from = mad_get_field64((void *)data, 0, IB_SMINFO_GUID_F);
+
+	if (mod == SM_CTL_ACKNOWLEDGE)
+		sm_log(c, SM_LOG_INFO, "SMInfo: 0x%016" PRIx64 " acknowledged the handover\n",
+		       from);
 	if (mod >= sizeof(sm_controls) / sizeof(sm_controls[0]) ||
-	    !sm_controls[mod].why ||
-	    (sm_controls[mod].from != SM_ROLE_NONE &&
-	     sm_controls[mod].from != c->role))
-		return;
+	    !sm_controls[mod].why)
+		return 0;
+	/* (a master handed the subnet: sweep it again, as opensm does) */
+	if (mod == SM_CTL_HANDOVER && c->role == SM_ROLE_MASTER) {
+		c->heavy_due = 1;
+		return from;
+	}
+	if (sm_controls[mod].from != SM_ROLE_NONE &&
+	    sm_controls[mod].from != c->role)
+		return 0;
 	sm_set_role(c, sm_controls[mod].role, sm_controls[mod].why);
 	if (c->role == SM_ROLE_DISCOVERING)
 		c->heavy_due = 1;
+	return mod == SM_CTL_HANDOVER ? from : 0;
+}
+
+/* The node of the SM port @guid (a CA's entry port), or SM_NONE. */
+static int sm_find_sm(const struct sm_ctx *c, uint64_t guid)
+{
+	int i;
+
+	for (i = 0; i < c->fab.num_nodes; i++)
+		if (c->fab.node[i].port[c->fab.node[i].entry].guid == guid &&
+		    !sm_node_is_switch(&c->fab.node[i]))
+			return i;
+	return SM_NONE;
+}
+
+/*
+ * SMInfo Set @ctl to the SM of node @i, with pib-sm's SMInfo saying
+ * @state. Return: 0 if the SM took it.
+ */
+static int sm_sminfo_set(struct sm_ctx *c, int i, unsigned int ctl,
+			 enum sm_role state)
+{
+	uint8_t data[IB_SMP_DATA_SIZE];
+
+	sm_sminfo_fill(c, data);
+	mad_set_field(data, 0, IB_SMINFO_STATE_F, state);
+	return sm_smp(c, &c->fab.node[i], 1, IB_ATTR_SMINFO, ctl, data);
+}
+
+/*
+ * Acknowledge the HANDOVER of the SM @guid. The SMInfo sent says STANDBY,
+ * the state the handover found pib-sm in: opensm refuses an ACKNOWLEDGE
+ * from an SM that says otherwise.
+ */
+static void sm_acknowledge(struct sm_ctx *c, uint64_t guid)
+{
+	int i = sm_find_sm(c, guid);
+
+	if (i == SM_NONE || sm_sminfo_set(c, i, SM_CTL_ACKNOWLEDGE, SM_ROLE_STANDBY))
+		sm_log(c, SM_LOG_INFO, "SMInfo: cannot acknowledge the handover to 0x%016" PRIx64 "\n",
+		       guid);
+	else
+		sm_log(c, SM_LOG_INFO, "SMInfo: acknowledged the handover from 0x%016" PRIx64 "\n",
+		       guid);
 }
 
 /* Answer the SMInfo Get or Set in @buf (@len bytes of MAD, @agent's). */
@@ -174,6 +243,7 @@ static void sm_sminfo_answer(struct sm_ctx *c, uint8_t *buf, int len)
 	unsigned int mclass = mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
 	int agent = c->smi_agent[mclass == IB_SMI_DIRECT_CLASS];
 	uint16_t status = 0;
+	uint64_t ack = 0;
 
 	if (len < IB_MAD_SIZE || mad_get_field(mad, 0, IB_MAD_RESPONSE_F) ||
 	    (method != IB_MAD_METHOD_GET && method != IB_MAD_METHOD_SET))
@@ -181,7 +251,8 @@ static void sm_sminfo_answer(struct sm_ctx *c, uint8_t *buf, int len)
 	if (mad_get_field(mad, 0, IB_MAD_ATTRID_F) != IB_ATTR_SMINFO)
 		status = 3 << 2;	/* method/attribute not supported */
 	else if (method == IB_MAD_METHOD_SET)
-		sm_sminfo_control(c, mad_get_field(mad, 0, IB_MAD_ATTRMOD_F));
+		ack = sm_sminfo_control(c, mad_get_field(mad, 0, IB_MAD_ATTRMOD_F),
+					mad + IB_SMP_DATA_OFFS);
 	sm_sminfo_fill(c, mad + IB_SMP_DATA_OFFS);
 	/* (libibmad's Method field is 7 bits: the R bit is a field of its own) */
 	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET);
@@ -192,6 +263,8 @@ static void sm_sminfo_answer(struct sm_ctx *c, uint8_t *buf, int len)
 	mad[5] = status & 0xff;
 	if (umad_send(c->smi_port, agent, buf, IB_MAD_SIZE, 0, 0) < 0)
 		sm_log(c, SM_LOG_DEBUG, "SMInfo: no answer sent\n");
+	if (ack)
+		sm_acknowledge(c, ack);
 }
 
 /**
@@ -242,20 +315,90 @@ static int sm_other_sm(const struct sm_ctx *c, int i, unsigned int p)
 			      IB_PORT_CAPMASK_F) & SM_CAP_IS_SM);
 }
 
+/* What sm_elect() found: the SMs that count, by node (or SM_NONE). */
+struct sm_election {
+	int master;		/* the MASTER that outranks the others */
+	int standby;		/* the STANDBY that outranks pib-sm most */
+	unsigned int prio[2];
+	uint64_t guid[2];
+};
+
+/* Count the SMInfo @data of the SM at node @i in @e. */
+static void sm_elect_one(struct sm_ctx *c, struct sm_election *e, int i,
+			 const uint8_t *data)
+{
+	unsigned int state = mad_get_field((void *)data, 0, IB_SMINFO_STATE_F);
+	unsigned int prio = mad_get_field((void *)data, 0, IB_SMINFO_PRIO_F);
+	uint64_t guid = mad_get_field64((void *)data, 0, IB_SMINFO_GUID_F);
+	int k = state == SM_ROLE_STANDBY;
+	int *best = k ? &e->standby : &e->master;
+
+	if (state != SM_ROLE_MASTER && state != SM_ROLE_STANDBY)
+		return;
+	if (c->sm_key && mad_get_field64((void *)data, 0, IB_SMINFO_KEY_F) != c->sm_key) {
+		sm_log(c, SM_LOG_INFO,
+		       "SMInfo: the SM 0x%016" PRIx64 " has another SM_Key: not trusted\n",
+		       guid);
+		return;
+	}
+	if ((k && !sm_outranks(prio, guid, c->priority, c->port_guid)) ||
+	    (*best != SM_NONE && !sm_outranks(prio, guid, e->prio[k], e->guid[k])))
+		return;
+	*best = i;
+	e->prio[k] = prio;
+	e->guid[k] = guid;
+}
+
+/* Stand by the SM @guid, polling it; @why logged. */
+static void sm_stand_by(struct sm_ctx *c, uint64_t guid, const char *why)
+{
+	if (guid != c->master_guid)
+		c->prio_traps = 0;
+	c->master_guid = guid;
+	c->master_misses = 0;
+	sm_set_role(c, SM_ROLE_STANDBY, why);
+}
+
+/*
+ * A master pib-sm hands the subnet over to the STANDBY SM of node @i
+ * (@guid), which outranks it, unless that SM did not take it
+ * SM_HANDOVER_TRIES times in a row. Return: 1 if it took the HANDOVER.
+ */
+static int sm_hand_over(struct sm_ctx *c, int i, uint64_t guid)
+{
+	if (guid == c->handover_guid && c->handover_fails >= SM_HANDOVER_TRIES)
+		return 0;
+	c->handover_guid = guid;
+	if (sm_sminfo_set(c, i, SM_CTL_HANDOVER, SM_ROLE_MASTER)) {
+		c->handover_fails++;
+		sm_log(c, SM_LOG_INFO, "SMInfo: 0x%016" PRIx64 " outranks it and stands by, but refused the subnet\n",
+		       guid);
+		return 0;
+	}
+	sm_log(c, SM_LOG_INFO, "SMInfo: handed the subnet over to 0x%016" PRIx64 "\n",
+	       guid);
+	sm_stand_by(c, guid, "it handed the subnet over");
+	return 1;
+}
+
 /**
  * sm_elect() - after a sweep, read the other SMs' SMInfo and decide
  *	whether pib-sm is MASTER or STANDBY
  * @c: the SM
  *
+ * A master that outranks pib-sm, or any master while pib-sm is not one
+ * yet, keeps the subnet: pib-sm stands by (and asks a master it outranks
+ * for the subnet). A master pib-sm hands the subnet over to a STANDBY SM
+ * that outranks it.
+ *
  * Return: 1 if pib-sm is MASTER (it may configure the subnet), else 0.
  */
 int sm_elect(struct sm_ctx *c)
 {
+	struct sm_election e = { SM_NONE, SM_NONE, { 0 }, { 0 } };
 	struct sm_batch b = { 0 };
-	struct sm_smp_req *r;
-	unsigned int k, prio, errors;
-	int i, master = SM_NONE;
-	uint64_t guid;
+	unsigned int k, errors;
+	int i;
 
 	if (c->role == SM_ROLE_NOT_ACTIVE)
 		return 0;
@@ -268,29 +411,25 @@ int sm_elect(struct sm_ctx *c)
 	errors = c->smp_errors;
 	sm_batch_run(c, &b);
 	c->smp_errors = errors;
-	for (k = 0; k < b.n; k++) {
-		r = &b.r[k];
-		if (r->status ||
-		    mad_get_field(r->data, 0, IB_SMINFO_STATE_F) != SM_ROLE_MASTER)
-			continue;
-		guid = mad_get_field64(r->data, 0, IB_SMINFO_GUID_F);
-		if (c->sm_key &&
-		    mad_get_field64(r->data, 0, IB_SMINFO_KEY_F) != c->sm_key) {
-			sm_log(c, SM_LOG_INFO,
-			       "SMInfo: the master SM 0x%016" PRIx64 " has another SM_Key: not trusted\n",
-			       guid);
-			continue;
-		}
-		prio = mad_get_field(r->data, 0, IB_SMINFO_PRIO_F);
-		if (sm_outranks(prio, guid, c->priority, c->port_guid))
-			master = r->node;
-	}
+	for (k = 0; k < b.n; k++)
+		if (!b.r[k].status)
+			sm_elect_one(c, &e, b.r[k].node, b.r[k].data);
 	free(b.r);
-	if (master != SM_NONE) {
-		c->master_guid = c->fab.node[master].port[c->fab.node[master].entry].guid;
-		c->master_misses = 0;
-		sm_set_role(c, SM_ROLE_STANDBY, "a master SM outranks it");
+	if (e.master != SM_NONE &&
+	    (c->role != SM_ROLE_MASTER ||
+	     sm_outranks(e.prio[0], e.guid[0], c->priority, c->port_guid))) {
+		sm_stand_by(c, e.guid[0], "another SM is master");
+		if (sm_outranks(c->priority, c->port_guid, e.prio[0], e.guid[0]))
+			sm_trap_send_prio(c, e.master);
 		return 0;
+	}
+	if (e.standby != SM_NONE) {
+		if (c->role != SM_ROLE_MASTER) {
+			sm_stand_by(c, e.guid[1], "a standby SM outranks it");
+			return 0;
+		}
+		if (sm_hand_over(c, e.standby, e.guid[1]))
+			return 0;
 	}
 	if (c->role != SM_ROLE_MASTER)
 		sm_set_role(c, SM_ROLE_MASTER, "no SM outranks it");
@@ -309,16 +448,21 @@ int sm_poll_master(struct sm_ctx *c)
 	struct sm_smp_req r;
 	int i;
 
-	for (i = 0; i < c->fab.num_nodes; i++)
-		if (c->fab.node[i].port[c->fab.node[i].entry].guid == c->master_guid &&
-		    !sm_node_is_switch(&c->fab.node[i]))
-			break;
-	if (i < c->fab.num_nodes) {
+	i = sm_find_sm(c, c->master_guid);
+	if (i != SM_NONE) {
 		sm_smp_req_init(&r, c->fab.node[i].path, c->fab.node[i].hops, 0, 0,
 				IB_ATTR_SMINFO, 0);
 		if (!sm_smp_batch(c, &r, 1) &&
 		    mad_get_field(r.data, 0, IB_SMINFO_STATE_F) == SM_ROLE_MASTER) {
 			c->master_misses = 0;
+			if (c->master_guid == c->handover_guid)
+				c->handover_fails = 0;
+			/* (again: a trap may be lost, as opensm knows) */
+			if (sm_outranks(c->priority, c->port_guid,
+					mad_get_field(r.data, 0, IB_SMINFO_PRIO_F),
+					c->master_guid) &&
+			    c->prio_traps++ < SM_HANDOVER_TRIES)
+				sm_trap_send_prio(c, i);
 			return 0;
 		}
 	}

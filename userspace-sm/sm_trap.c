@@ -7,8 +7,13 @@
  * changed) says that a host came or went, without waiting for the next
  * light sweep; the others (144: a capability changed, e.g. another SM
  * came up; 145: a system image GUID changed) are also news of the subnet.
+ *
+ * pib-sm also sends one trap: a STANDBY that outranks the master tells it
+ * so with a Trap 144, as opensm does, and the master hands the subnet over
+ * (IBA 14.4.1).
  */
 #include <arpa/inet.h>
+#include <stdlib.h>
 
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
@@ -17,6 +22,81 @@
 
 /* IBA 14.2.5.1: the Notice attribute of SMPs. */
 #define SM_ATTR_NOTICE		0x0002
+/* IBA 13.4.8.2: a generic Notice of Type informational, from a CA. */
+#define SM_NOTICE_GENERIC_INFO	0x84
+#define SM_NOTICE_PRODUCER_CA	1
+/* IBA 14.2.5.1 Trap 144 (local changes): its DataDetails' offsets in the
+ * Notice, and the CapabilityMask change flag "SM priority changed". */
+#define SM_TRAP_LOCAL_CHANGES	144
+#define SM_TRAP144_LID		12
+#define SM_TRAP144_CAPMASK	16
+#define SM_TRAP144_FLAGS	20
+#define SM_TRAP144_PRIO_CHANGE	0x0008
+
+/* Big-endian @v at @p (@n bytes). */
+static void sm_put_be(uint8_t *p, uint32_t v, unsigned int n)
+{
+	while (n--) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+/* The LID of node @i's entry port, as its PortInfo last said. */
+static uint16_t sm_entry_lid(const struct sm_ctx *c, int i)
+{
+	const struct sm_node *n = &c->fab.node[i];
+
+	return (uint16_t)mad_get_field((void *)n->port[n->entry].port_info, 0,
+				       IB_PORT_LID_F);
+}
+
+/**
+ * sm_trap_send_prio() - tell the master SM that pib-sm outranks it
+ * @c: the SM, STANDBY
+ * @i: the master's node in the subnet model
+ *
+ * Sends a SubnTrap(Notice) 144 with the "SM priority changed" flag to the
+ * master's LID, from pib-sm's port. The master sweeps, reads pib-sm's
+ * SMInfo, and hands the subnet over. The TrapRepress that answers goes to
+ * the SMInfo agent, which drops it.
+ */
+void sm_trap_send_prio(struct sm_ctx *c, int i)
+{
+	uint16_t lid = sm_entry_lid(c, c->root), dlid = sm_entry_lid(c, i);
+	const struct sm_node *me = &c->fab.node[c->root];
+	uint8_t *buf, *mad, *ntc;
+
+	buf = calloc(1, umad_size() + IB_MAD_SIZE);
+	if (!buf || !lid || !dlid) {
+		free(buf);
+		return;
+	}
+	mad = umad_get_mad(buf);
+	mad[0] = 1;			/* BaseVersion */
+	mad[1] = IB_SMI_CLASS;		/* LID-routed */
+	mad[2] = 1;			/* ClassVersion */
+	mad[3] = IB_MAD_METHOD_TRAP;
+	sm_put_be(mad + 12, ++c->smp_tid, 4);
+	sm_put_be(mad + 16, SM_ATTR_NOTICE, 2);
+	ntc = mad + IB_SMP_DATA_OFFS;
+	ntc[0] = SM_NOTICE_GENERIC_INFO;
+	sm_put_be(ntc + 1, SM_NOTICE_PRODUCER_CA, 3);
+	sm_put_be(ntc + 4, SM_TRAP_LOCAL_CHANGES, 2);
+	sm_put_be(ntc + 6, lid, 2);
+	sm_put_be(ntc + SM_TRAP144_LID, lid, 2);
+	sm_put_be(ntc + SM_TRAP144_CAPMASK,
+		  mad_get_field((void *)me->port[me->entry].port_info, 0,
+				IB_PORT_CAPMASK_F), 4);
+	sm_put_be(ntc + SM_TRAP144_FLAGS, SM_TRAP144_PRIO_CHANGE, 2);
+	umad_set_addr(buf, dlid, 0, 0, 0);
+	if (umad_send(c->smi_port, c->smi_agent[0], buf, IB_MAD_SIZE, 0, 0) < 0)
+		sm_log(c, SM_LOG_DEBUG, "trap: no Trap 144 sent to LID %u\n", dlid);
+	else
+		sm_log(c, SM_LOG_DEBUG, "trap: Trap 144 (SM priority) sent to LID %u\n",
+		       dlid);
+	free(buf);
+}
 
 /**
  * sm_trap_repress() - repress the trap in @buf and note the news

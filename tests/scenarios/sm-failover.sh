@@ -10,8 +10,13 @@
 # register again (ClientReregister), join pib-sm's broadcast group: IPoIB
 # pings across. Then pib-sm of priority 10 is master and opensm of
 # priority 1 stands by; pib-sm is killed, and opensm takes over: IPoIB
-# pings across again. Last, two pib-sm: priority 10 on host2 is master,
+# pings across again. Then two pib-sm: priority 10 on host2 is master,
 # priority 1 on host3 stands by, and takes over when host2's is killed.
+# Last, handovers (IBA 14.4.1): opensm of priority 15 comes up, stands by
+# host3's master pib-sm and tells it so (Trap 144), and pib-sm hands it
+# the subnet; opensm is killed and host3's pib-sm takes the subnet back;
+# pib-sm of priority 10 comes up on host2, stands by and asks, host3's
+# hands the subnet over, and host2's acknowledges.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -147,6 +152,54 @@ barrier two-killed
 check "host3's pib-sm takes over: SM LID becomes host3's" wait_for 90 sm_lid_is "$(lid_of 3)"
 expect_eq "LID kept" $(($(cat $p/lid))) "$lid"
 ping_next "IPoIB under host3's pib-sm after its takeover"
+barrier took-over
+
+# 4. opensm of priority 15 comes up: host3's pib-sm hands the subnet over.
+if [ "$PIB_HOST" = 1 ]; then
+	opensm -B -p 15 -P "$PIB_RESULTS/partitions.conf" -F "$conf" -f "$PIB_RESULTS/opensm3.log" >/dev/null 2>&1
+	check "opensm (-p 15) stands by, then takes the subnet it is handed" \
+		wait_for 90 grep -q 'Entering MASTER state' "$PIB_RESULTS/opensm3.log"
+	grep -E 'Entering|HANDOVER' "$PIB_RESULTS/opensm3.log"
+fi
+if [ "$PIB_HOST" = 3 ]; then
+	check "host3's pib-sm hands the subnet over to opensm" \
+		wait_for 90 grep -q 'handed the subnet over to' "$PIB_RESULTS/pib-sm-b.log"
+	check "host3's pib-sm stands by" \
+		grep -q 'MASTER -> STANDBY: it handed the subnet over' "$PIB_RESULTS/pib-sm-b.log"
+fi
+check "SM LID becomes host1's" wait_for 90 sm_lid_is "$(lid_of 1)"
+ping_next "IPoIB under opensm after the handover"
+barrier handed-to-opensm
+
+# 5. opensm goes, host3's pib-sm takes the subnet back; pib-sm of priority
+# 10 comes up on host2 and is handed the subnet.
+if [ "$PIB_HOST" = 1 ]; then
+	check "opensm killed" sh -c 'kill -KILL $(pidof opensm)'
+	check "opensm stops" wait_for 20 sh -c '! pidof opensm'
+fi
+check "host3's pib-sm takes the subnet back: SM LID host3's" wait_for 90 sm_lid_is "$(lid_of 3)"
+barrier back-to-host3
+if [ "$PIB_HOST" = 2 ]; then
+	c=$PIB_RESULTS/pib-sm-c.log
+	sm_start "pib-sm (host2, -P 10) stands by host3's master" 10 "$c" STANDBY
+	check "host2's pib-sm is handed the subnet" wait_for 60 grep -q -- 'STANDBY -> MASTER: the master handed the subnet over' "$c"
+	check "host2's pib-sm acknowledges the handover" \
+		wait_for 60 grep -q 'acknowledged the handover from' "$c"
+fi
+if [ "$PIB_HOST" = 3 ]; then
+	check "host3's pib-sm gets the acknowledgment" \
+		wait_for 90 grep -q 'acknowledged the handover$' "$PIB_RESULTS/pib-sm-b.log"
+fi
+check "SM LID becomes host2's" wait_for 90 sm_lid_is "$(lid_of 2)"
+barrier handed-to-host2
+if [ "$PIB_HOST" = 1 ]; then
+	expect_eq "sminfo: host2's pib-sm is MASTER" "$(sm_state "$(lid_of 2)")" 3
+	expect_eq "sminfo: host3's pib-sm is STANDBY" "$(sm_state "$(lid_of 3)")" 2
+fi
+ping_next "IPoIB under host2's pib-sm after the handover"
 barrier "done"
-[ "$PIB_HOST" = 3 ] && check "host3's pib-sm stops" kill "$(cat /tmp/pib-sm.pid)"
+if [ "$PIB_HOST" = 2 ] || [ "$PIB_HOST" = 3 ]; then
+	check "the pib-sm stops" kill "$(cat /tmp/pib-sm.pid)"
+fi
+[ "$PIB_HOST" = 3 ] && cat "$PIB_RESULTS/pib-sm-b.log"
 pib_done

@@ -871,7 +871,7 @@ static void test_partitions(void)
 	pr_req(m, GET, PR_PKEY, 1, 2);
 	put16(m + 56 + 50, 0x0002);
 	CHECK_EQ(status_of(m, 0, NULL), ST_NO_RECORDS);
-	sa.parts = NULL;
+	sa.parts = &sa.own_parts;
 	sm_parts_free(&ps);
 }
 
