@@ -142,12 +142,89 @@ out:
 	return err;
 }
 
+/*
+ * Describe @ring where the user's modify_srq command says, before it
+ * replaces the old one: a provider that cannot learn of its new ring
+ * keeps the old. Return: 0, or a negative errno.
+ */
+static int pib_srq_tell_user(struct ib_srq *ibsrq, const struct pib_ring *ring,
+			     struct ib_udata *udata)
+{
+	struct pib_modify_srq cmd = {};
+	struct pib_ring_info info;
+
+	if (udata->inlen < sizeof(cmd))
+		return pib_refuse(ibsrq->device, -EOPNOTSUPP,
+				  "modify_srq: IB_SRQ_MAX_WR with a request of %zu bytes (provider too old?)",
+				  udata->inlen);
+	if (ib_copy_from_udata(&cmd, udata, sizeof(cmd)))
+		return -EFAULT;
+	pib_ring_describe(ring, &info);
+	if (copy_to_user(u64_to_user_ptr(cmd.ring_info), &info, sizeof(info)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * A new ring of @attr->max_wr WQEs (rounded up to a power of two) for
+ * @srq, the WQEs not taken yet at its start; it must hold them, and
+ * @limit. Return: 0, or a negative errno.
+ */
+static int pib_srq_resize(struct pib_srq *srq, struct ib_srq_attr *attr,
+			  u32 limit, struct ib_udata *udata)
+{
+	struct ib_srq *ibsrq = &srq->ibsrq;
+	struct pib_ring ring;
+	unsigned long flags;
+	u32 i, used;
+	int err;
+
+	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR)
+		return pib_refuse(ibsrq->device, -EINVAL,
+				  "modify_srq: max_wr %u (1 to %u)", attr->max_wr,
+				  PIB_MAX_QP_WR);
+	err = pib_ring_init(&ring, roundup_pow_of_two(attr->max_wr),
+			    srq->ring.stride, udata);
+	if (err)
+		return err;
+	if (udata) {
+		err = pib_srq_tell_user(ibsrq, &ring, udata);
+		if (err)
+			goto free;
+	}
+	spin_lock_irqsave(&srq->lock, flags);
+	used = pib_ring_avail(&srq->ring, srq->ring.cons);
+	if (used > ring.num || limit > ring.num) {
+		spin_unlock_irqrestore(&srq->lock, flags);
+		err = pib_refuse(ibsrq->device, -EINVAL,
+				 "modify_srq: max_wr %u below the %u WQEs posted or the limit %u",
+				 ring.num, used, limit);
+		goto free;
+	}
+	for (i = 0; i < used; i++)
+		memcpy(pib_ring_entry(&ring, i),
+		       pib_ring_entry(&srq->ring, srq->ring.cons + i), ring.stride);
+	ring.prod = used;
+	/* Pairs with pib_ring_avail()'s acquire: the WQEs are copied. */
+	smp_store_release(&ring.hdr->producer, used);
+	swap(ring, srq->ring);
+	spin_unlock_irqrestore(&srq->lock, flags);
+	attr->max_wr = srq->ring.num;
+free:
+	pib_ring_free(&ring);
+	return err;
+}
+
 /**
- * pib_modify_srq() - the modify_srq verb: set the limit
+ * pib_modify_srq() - the modify_srq verb: resize, set the limit
  * @ibsrq: the SRQ
- * @attr: the new limit
- * @mask: IB_SRQ_LIMIT; IB_SRQ_MAX_WR (resizing) is not supported
- * @udata: the user's call, or NULL
+ * @attr: the new size and limit
+ * @mask: IB_SRQ_MAX_WR, IB_SRQ_LIMIT
+ * @udata: the user's call (struct pib_modify_srq), or NULL
+ *
+ * A resize gives the SRQ a new ring, with the WQEs not taken yet: a
+ * user's is described at the address the request gives, and the provider
+ * maps it in place of the old one.
  *
  * Return: 0, or a negative errno.
  */
@@ -161,18 +238,28 @@ int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 	err = pib_inject_verb_fail(to_pib_dev(ibsrq->device), PIB_INJ_MODIFY_SRQ);
 	if (err)
 		return err;
-	if (mask & IB_SRQ_MAX_WR)
-		return pib_refuse(ibsrq->device, -EOPNOTSUPP,
-				  "modify_srq: IB_SRQ_MAX_WR (pib does not resize SRQs)");
+	if (mask & ~(IB_SRQ_MAX_WR | IB_SRQ_LIMIT))
+		return pib_refuse(ibsrq->device, -EINVAL,
+				  "modify_srq: attr_mask 0x%x", mask);
+	if (mask & IB_SRQ_MAX_WR) {
+		err = pib_srq_resize(srq, attr, mask & IB_SRQ_LIMIT ?
+				     attr->srq_limit : READ_ONCE(srq->limit),
+				     udata);
+		if (err)
+			return err;
+		trace_pib_srq_modify(srq);
+	}
 	if (!(mask & IB_SRQ_LIMIT))
 		return 0;
-	if (attr->srq_limit > srq->ring.num)
-		return pib_refuse(ibsrq->device, -EINVAL,
+	spin_lock_irqsave(&srq->lock, flags);
+	err = attr->srq_limit > srq->ring.num ? -EINVAL : 0;
+	if (!err)
+		srq->limit = attr->srq_limit;
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (err)
+		return pib_refuse(ibsrq->device, err,
 				  "modify_srq: srq_limit %u above max_wr %u",
 				  attr->srq_limit, srq->ring.num);
-	spin_lock_irqsave(&srq->lock, flags);
-	srq->limit = attr->srq_limit;
-	spin_unlock_irqrestore(&srq->lock, flags);
 	trace_pib_srq_modify(srq);
 	return 0;
 }

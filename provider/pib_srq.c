@@ -52,18 +52,47 @@ struct ibv_srq *pib_create_srq(struct ibv_pd *pd,
 	return &srq->vsrq.srq;
 }
 
+/* The command: the core part, then pib's (the driver udata). */
+struct pib_umodify_srq {
+	struct ibv_modify_srq ibv_cmd;
+	struct pib_modify_srq drv;
+};
+
+static_assert(offsetof(struct pib_umodify_srq, drv) ==
+	      sizeof(struct ibv_modify_srq), "udata follows");
+
 /*
- * Only the limit can change: a new max_wr would need a new ring, and the
- * ABI has no way to hand one over.
+ * A new max_wr is a new ring: the kernel describes it in @info, copies
+ * the WQEs it has not taken yet to its start, and takes WQEs only from it
+ * from then on. The command and the switch of mappings happen under the
+ * SRQ's lock, so no post goes to the old ring once the kernel copied it.
+ * If the new ring cannot be mapped the SRQ is left without one, and
+ * posting to it fails.
  */
 int pib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		   int attr_mask)
 {
-	struct ibv_modify_srq cmd = {};
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+	struct pib_umodify_srq cmd = {};
+	struct pib_ring_info info = {};
+	struct pib_ring ring = {};
+	int ret;
 
-	if (attr_mask & IBV_SRQ_MAX_WR)
-		return EOPNOTSUPP;
-	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!(attr_mask & IBV_SRQ_MAX_WR))
+		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+					  sizeof(cmd));
+	cmd.drv.ring_info = (uintptr_t)&info;
+	pthread_spin_lock(&srq->lock);
+	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
+				 sizeof(cmd));
+	if (!ret) {
+		ret = pib_ring_map(&ring, ibsrq->context->cmd_fd, &info,
+				   sizeof(struct pib_recv_wqe));
+		pib_ring_unmap(&srq->rq.ring);
+		srq->rq.ring = ring;
+	}
+	pthread_spin_unlock(&srq->lock);
+	return ret;
 }
 
 int pib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
@@ -93,7 +122,12 @@ int pib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	int ret;
 
 	pthread_spin_lock(&srq->lock);
-	ret = pib_rq_post(&srq->rq, wr, bad_wr);
+	if (srq->rq.ring.buf) {
+		ret = pib_rq_post(&srq->rq, wr, bad_wr);
+	} else {
+		*bad_wr = wr;
+		ret = ENOMEM;	/* it lost its ring in a resize */
+	}
 	pthread_spin_unlock(&srq->lock);
 	return ret;
 }

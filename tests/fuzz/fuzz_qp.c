@@ -586,7 +586,7 @@ static void fq_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
  *   9     a burst of packets while the QPs are busy (fq_burst)
  *   10    the SM moves the port: state (DOWN, INIT, ARMED, ACTIVE)
  *   11    resize the CQ: entries (u8)
- *   12    arm the SRQ's limit: limit (u8)
+ *   12    modify the SRQ: limit (u8), max_wr (u8; odd: resize too)
  */
 static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 {
@@ -637,7 +637,9 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		break;
 	case 12:
 		sattr.srq_limit = fuzz_u8(in);
-		pib_modify_srq(&f->srq->ibsrq, &sattr, IB_SRQ_LIMIT, NULL);
+		sattr.max_wr = fuzz_u8(in);
+		pib_modify_srq(&f->srq->ibsrq, &sattr, IB_SRQ_LIMIT |
+			       (sattr.max_wr & 1 ? IB_SRQ_MAX_WR : 0), NULL);
 		break;
 	default:
 		fq_packet(f, in);
@@ -667,6 +669,8 @@ static void fq_check(struct fq *f)
 
 	FUZZ_CHECK(!kshim_locks_held && !kshim_atomic);
 	FUZZ_CHECK(f->cq->ring.prod - f->cq->ring.cons <= f->cq->ring.num);
+	FUZZ_CHECK(f->srq->ring.prod - f->srq->ring.cons <= f->srq->ring.num);
+	FUZZ_CHECK(f->srq->limit <= f->srq->ring.num);
 	for (i = 0; i < FQ_NQP; i++) {
 		struct pib_qp *qp = f->qp[i];
 		struct pib_sq *sq = &qp->sq;

@@ -11,8 +11,8 @@
  * or "pib_ktest: FAIL - ..."; loading fails with -EIO if any check failed.
  * The tests run while the module loads; it holds nothing once loaded.
  *
- * Tests: reg-tail, inv-tail, local-behind-rnr, srq-reset, inline-overflow,
- * cq-overflow, stale-rkey, atomic-unaligned.
+ * Tests: reg-tail, inv-tail, reg-key-ahead, local-behind-rnr, srq-reset,
+ * srq-resize, inline-overflow, cq-overflow, stale-rkey, atomic-unaligned.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -477,6 +477,106 @@ out:
 		ib_free_cq(cq);
 }
 
+/* A receive WR @id on @srq, into the second half of the buffer. */
+static int pib_ktest_post_srq_recv(struct pib_ktest *t, struct ib_srq *srq,
+				   u64 id)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)t->buf + PAGE_SIZE / 2,
+		.length = 64,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+
+	return ib_post_srq_recv(srq, &wr, NULL);
+}
+
+/* Four unsignaled SENDs from @qp, to itself. */
+static int pib_ktest_send4(struct pib_ktest *t, struct ib_qp *qp)
+{
+	struct ib_sge sge = {
+		.addr = (uintptr_t)t->buf,
+		.length = 64,
+		.lkey = t->pd->local_dma_lkey,
+	};
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_SEND,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	int i, err = 0;
+
+	for (i = 0; i < 4 && !err; i++)
+		err = ib_post_send(qp, &wr, NULL);
+	return err;
+}
+
+/*
+ * An SRQ of 4 with 3 receives posted is resized: not below them
+ * (-EINVAL), then up to 64. A fourth receive is posted, and a QP on the
+ * SRQ sends itself 4 messages: the receives posted before and after the
+ * resize complete, in order.
+ */
+static void pib_ktest_srq_resize(struct pib_ktest *t)
+{
+	const char *what = "SRQ resize";
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+	struct ib_srq_attr ra = { .max_wr = 2 };
+	struct ib_qp *qp = NULL;
+	struct ib_srq *srq;
+	struct ib_cq *cq;
+	struct ib_wc wc;
+	int err = 0;
+	u64 id;
+
+	cq = ib_alloc_cq(t->dev, NULL, PIB_KTEST_DEPTH, 0, IB_POLL_DIRECT);
+	srq = ib_create_srq(t->pd, &sa);
+	if (IS_ERR(cq) || IS_ERR(srq)) {
+		pib_ktest_check(t, false, "%s: a CQ and an SRQ", what);
+		goto out;
+	}
+	qp = pib_ktest_qp(t, cq, srq);
+	if (IS_ERR(qp) || pib_ktest_connect(t, qp, qp->qp_num)) {
+		pib_ktest_check(t, false, "%s: a QP on it, connected to itself", what);
+		goto out;
+	}
+	for (id = 1; id <= 3 && !err; id++)
+		err = pib_ktest_post_srq_recv(t, srq, id);
+	pib_ktest_check(t, !err, "%s: 3 receives posted", what);
+	err = ib_modify_srq(srq, &ra, IB_SRQ_MAX_WR);
+	pib_ktest_check(t, err == -EINVAL,
+			"%s: to 2 WQEs, fewer than are posted: refused (%d)", what, err);
+	ra.max_wr = 64;
+	err = ib_modify_srq(srq, &ra, IB_SRQ_MAX_WR);
+	err = err ?: ib_query_srq(srq, &ra);
+	pib_ktest_check(t, !err && ra.max_wr >= 64, "%s: to 64 WQEs (%d, max_wr %u)",
+			what, err, ra.max_wr);
+	err = pib_ktest_post_srq_recv(t, srq, 4);
+	err = err ?: pib_ktest_send4(t, qp);
+	pib_ktest_check(t, !err, "%s: a fourth receive, and 4 SENDs posted", what);
+	for (id = 1; id <= 4; id++) {
+		if (!pib_ktest_poll(cq, &wc, PIB_KTEST_WAIT_MS)) {
+			pib_ktest_check(t, false, "%s: no completion for receive %llu",
+					what, id);
+			break;
+		}
+		pib_ktest_check(t, wc.wr_id == id && wc.status == IB_WC_SUCCESS &&
+				wc.opcode == IB_WC_RECV,
+				"%s: receive %llu completes (WR %llu, %s)", what, id,
+				wc.wr_id, ib_wc_status_msg(wc.status));
+	}
+out:
+	if (!IS_ERR_OR_NULL(qp))
+		ib_destroy_qp(qp);
+	if (!IS_ERR(srq))
+		ib_destroy_srq(srq);
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+}
+
 /*
  * More completions than the CQ holds, from local WQEs (REG_MR, LOCAL_INV)
  * that complete with no peer: the CQ keeps the completions it had room
@@ -680,6 +780,8 @@ static void pib_ktest_run(struct pib_ktest *t)
 		pib_ktest_local_behind_rnr(t);
 	if (pib_ktest_wanted("srq-reset"))
 		pib_ktest_srq_reset(t);
+	if (pib_ktest_wanted("srq-resize"))
+		pib_ktest_srq_resize(t);
 	if (pib_ktest_wanted("inline-overflow"))
 		pib_ktest_inline_overflow(t);
 	if (pib_ktest_wanted("cq-overflow"))

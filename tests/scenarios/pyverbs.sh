@@ -48,6 +48,7 @@ for t in test_device.DeviceTest.test_query_device \
 	test_atomic.AtomicTest.test_atomic_cmp_and_swap \
 	test_srq.SrqTestCase.test_rc_srq_traffic \
 	test_srq.SrqTestCase.test_modify_srq_limit \
+	test_srq.SrqTestCase.test_resize_srq \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done

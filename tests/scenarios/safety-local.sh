@@ -18,10 +18,12 @@
 #  - pib_ktest (a kernel consumer): REG_MR and LOCAL_INV at the tail of an
 #    RC send queue and behind RNR-NAKed SENDs complete once, in order; a
 #    REG_MR registers its WR's key and leaves the MR's keys to the
-#    consumer, who may have moved them on already; a kernel QP on an SRQ goes to RESET; an inline WR whose lengths overflow
-#    is refused; a CQ given more completions than it holds keeps the first
-#    ones in order and the kernel log says it overflowed; an RDMA WRITE to
-#    an invalidated R_Key and an unaligned atomic fail, and strict mode
+#    consumer, who may have moved them on already; a kernel QP on an SRQ
+#    goes to RESET; an SRQ is resized, not below the WQEs posted, and they
+#    complete in order; an inline WR whose lengths overflow is refused; a
+#    CQ given more completions than it holds keeps the first ones in order
+#    and the kernel log says it overflowed; an RDMA WRITE to an
+#    invalidated R_Key and an unaligned atomic fail, and strict mode
 #    reports both.
 # Two CPUs: the races need a second thread running while the kernel works.
 # shellcheck source=../lib.sh
@@ -87,7 +89,7 @@ st=0
 check "strict mode warn" sh -c "echo warn >/sys/kernel/debug/pib/$dev/strict"
 insmod "$PIB_BUILD/kmod/$(uname -r)/pib_ktest.ko" dev=$dev || st=$?
 dmesg | grep 'pib_ktest:' | sed 's/^\[[^]]*\] //'
-expect_eq "pib_ktest: local WQEs, fast-register keys, SRQ reset, inline overflow, CQ overflow, stale rkey, unaligned atomic" $st 0
+expect_eq "pib_ktest: local WQEs, fast-register keys, SRQ reset and resize, inline overflow, CQ overflow, stale rkey, unaligned atomic" $st 0
 expect_match "the CQ's overflow is in the kernel log" "$(dmesg)" \
 	"pib: $dev: a CQ of [0-9]+ entries overflowed"
 expect_match "strict: the invalidated R_Key reported" "$(dmesg)" \

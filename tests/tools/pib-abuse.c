@@ -19,7 +19,7 @@
  *   mmap-race   mmap of a CQ ring races its destruction and resize_cq
  *   scribble    a thread writes random indices and entries into every
  *               mapped ring while another creates, posts, flushes, resets,
- *               resizes and destroys for -t seconds
+ *               resizes (CQs and SRQs) and destroys for -t seconds
  *   verbs       as nobody, random verbs with random arguments, valid or
  *               not, on a pool of objects for -t seconds; the device still
  *               works
@@ -738,7 +738,15 @@ static void scribble_round(struct ibv_pd *pd, struct ibv_mr *mr, uint64_t *seed)
 	pthread_rwlock_wrlock(&maps_lock);
 	if (rnd(seed) % 2)
 		ibv_resize_cq(o.cq, 32 + rnd(seed) % 512);
+	/* (its scribbled producer index says how many WQEs the kernel copies) */
+	if (o.srq && rnd(seed) % 2) {
+		struct ibv_srq_attr m = { .max_wr = 1 + rnd(seed) % 256 };
+
+		ibv_modify_srq(o.srq, &m, IBV_SRQ_MAX_WR);
+	}
 	pthread_rwlock_unlock(&maps_lock);
+	if (o.srq && o.qp[0])
+		post_some(&o, o.qp[0], seed);
 	for (i = 0; i < 3; i++) {
 		if (!o.qp[i])
 			continue;

@@ -281,4 +281,16 @@ struct pib_create_srq_resp {
 	__u32 reserved;
 };
 
+/**
+ * struct pib_modify_srq - modify_srq's request, after the core's
+ * @ring_info: with IB_SRQ_MAX_WR, the user address of a struct
+ *	pib_ring_info where the kernel describes the SRQ's new ring (the
+ *	command has no response), before that ring takes the old one's place
+ *	with the WQEs not taken yet at its start (its producer index says how
+ *	many)
+ */
+struct pib_modify_srq {
+	__aligned_u64 ring_info;
+};
+
 #endif /* PIB_ABI_USER_H */

@@ -467,6 +467,16 @@ int ib_copy_to_udata(struct ib_udata *udata, void *src, size_t len)
 	kshim_fail("ib_copy_to_udata in a harness", __FILE__, __LINE__);
 }
 
+int ib_copy_from_udata(void *dst, struct ib_udata *udata, size_t len)
+{
+	kshim_fail("ib_copy_from_udata in a harness", __FILE__, __LINE__);
+}
+
+unsigned long copy_to_user(void __user *to, const void *from, unsigned long n)
+{
+	kshim_fail("copy_to_user in a harness", __FILE__, __LINE__);
+}
+
 int rdma_user_mmap_entry_insert(struct ib_ucontext *uc,
 				struct rdma_user_mmap_entry *e, size_t len)
 {

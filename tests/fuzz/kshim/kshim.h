@@ -988,6 +988,10 @@ struct ib_ucontext { struct ib_device *device; };
 	((type *)kshim_udata_context(udata))
 void *kshim_udata_context(struct ib_udata *udata);
 int ib_copy_to_udata(struct ib_udata *udata, void *src, size_t len);
+int ib_copy_from_udata(void *dst, struct ib_udata *udata, size_t len);
+#define __user
+#define u64_to_user_ptr(x)	((void __user *)(uintptr_t)(x))
+unsigned long copy_to_user(void __user *to, const void *from, unsigned long n);
 
 struct rdma_user_mmap_entry { size_t npages; };
 int rdma_user_mmap_entry_insert(struct ib_ucontext *uc,
