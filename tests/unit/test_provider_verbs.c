@@ -248,6 +248,36 @@ int ibv_cmd_destroy_srq(struct ibv_srq *srq)
 	return 0;
 }
 
+/*
+ * A resize: a new ring with the WQEs not taken yet at its start, described
+ * at the address the command gives (struct pib_modify_srq).
+ */
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		       int mask, struct ibv_modify_srq *cmd, size_t cmd_size)
+{
+	const struct pib_modify_srq *drv = (const void *)(cmd + 1);
+	const struct pib_ring *old = &to_pib_srq(srq)->rq.ring;
+	uint32_t cons = pib_ring_hdr(old)->consumer;
+	uint32_t i, n = pib_ring_hdr(old)->producer - cons;
+	struct pib_ring_info info;
+	uint8_t *p;
+
+	if (!(mask & IBV_SRQ_MAX_WR))
+		return 0;
+	assert(cmd_size == sizeof(*cmd) + sizeof(*drv));
+	if (n > pow2_at_least(attr->max_wr))
+		return EINVAL;
+	info = fake_ring(pow2_at_least(attr->max_wr), old->stride);
+	p = fake_map(&info);
+	for (i = 0; i < n; i++)
+		memcpy(p + PIB_RING_HDR_SIZE + i * old->stride,
+		       pib_ring_entry(old, cons + i), old->stride);
+	((struct pib_ring_hdr *)p)->producer = n;
+	munmap(p, info.size);
+	memcpy((void *)(uintptr_t)drv->ring_info, &info, sizeof(info));
+	return 0;
+}
+
 int ibv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 		       struct ibv_port_attr *attr, struct ibv_query_port *cmd,
 		       size_t cmd_size)
@@ -306,10 +336,10 @@ static void test_rc(struct ibv_cq *cq)
 	struct ibv_qp *qp;
 	struct pib_qp *pq;
 
-	attr.send_ops_flags |= IBV_QP_EX_WITH_LOCAL_INV;
+	attr.send_ops_flags |= IBV_QP_EX_WITH_TSO;
 	CHECK(pib_create_qp_ex(CTX, &attr) == NULL);
 	CHECK_EQ(errno, EOPNOTSUPP);
-	attr.send_ops_flags &= ~IBV_QP_EX_WITH_LOCAL_INV;
+	attr.send_ops_flags &= ~IBV_QP_EX_WITH_TSO;
 	qp = pib_create_qp_ex(CTX, &attr);
 	CHECK(qp != NULL);
 	if (!qp)
@@ -452,7 +482,20 @@ static void test_ud_srq(struct ibv_cq *cq)
 	move_qp(qp, IBV_QPS_INIT);
 	CHECK_EQ(pib_post_recv(qp, &rwr, &rbad), EINVAL);
 	CHECK_EQ(pib_post_srq_recv(srq, &rwr, &rbad), 0);
-	CHECK_EQ(pib_modify_srq(srq, &sattr.attr, IBV_SRQ_MAX_WR), EOPNOTSUPP);
+	/* A resize keeps the WQE posted; the next goes to the new ring. */
+	sattr.attr.max_wr = 64;
+	CHECK_EQ(pib_modify_srq(srq, &sattr.attr, IBV_SRQ_MAX_WR), 0);
+	CHECK_EQ(to_pib_srq(srq)->rq.ring.num, 64);
+	rwr.wr_id = 3;
+	CHECK_EQ(pib_post_srq_recv(srq, &rwr, &rbad), 0);
+	CHECK_EQ(pib_ring_hdr(&to_pib_srq(srq)->rq.ring)->producer, 2);
+	CHECK_EQ(((struct pib_recv_wqe *)
+		  pib_ring_entry(&to_pib_srq(srq)->rq.ring, 0))->wr_id, 0);
+	CHECK_EQ(((struct pib_recv_wqe *)
+		  pib_ring_entry(&to_pib_srq(srq)->rq.ring, 1))->wr_id, 3);
+	sattr.attr.max_wr = 1;
+	CHECK_EQ(pib_modify_srq(srq, &sattr.attr, IBV_SRQ_MAX_WR), EINVAL);
+	CHECK_EQ(to_pib_srq(srq)->rq.ring.num, 64);
 
 	ah = pib_create_ah(&fake_pd, &aattr);
 	CHECK(ah != NULL);
