@@ -512,6 +512,10 @@ struct pib_obj_entry {
  * @mcast_lock: protects @mcast
  * @mcast: multicast attachments (struct pib_mcast_attach, RCU)
  * @atomic_lock: makes atomic operations atomic among this HCA's QPs
+ * @mw_lock: a memory window's bind takes its MR, and a deregistration
+ *	checks that no window is bound, under it
+ * @mw2_count: type 2 memory windows (a QP that goes unbinds those bound to
+ *	it)
  * @pd_count: protection domains allocated
  * @cq_count: completion queues allocated
  * @mr_count: memory regions allocated
@@ -550,6 +554,8 @@ struct pib_dev {
 	spinlock_t mcast_lock;	/* @mcast */
 	struct list_head mcast;
 	spinlock_t atomic_lock;	/* atomics among this HCA's QPs */
+	spinlock_t mw_lock;	/* binds against deregistrations */
+	atomic_t mw2_count;
 	atomic_t pd_count;
 	atomic_t cq_count;
 	atomic_t mr_count;
@@ -610,6 +616,7 @@ enum pib_mr_type {
 	PIB_MR_DMA,		/* kernel virtual addresses, all of memory */
 	PIB_MR_USER,		/* pinned pages of a process (ib_umem) */
 	PIB_MR_FAST,		/* a page list that REG_MR maps (FRWR) */
+	PIB_MR_MW,		/* a memory window onto a user MR (pib_mw.c) */
 };
 
 /**
@@ -631,7 +638,18 @@ enum pib_mr_type {
  * @fast: PIB_MR_FAST: kernel addresses of its pages (ibmr.page_size each)
  * @max_fast: PIB_MR_FAST: entries @fast has room for
  * @nfast: PIB_MR_FAST: entries map_mr_sg filled
+ * @bound_mws: memory windows bound to the MR: it cannot be deregistered
+ * @mw_type: PIB_MR_MW: IB_MW_TYPE_1 or IB_MW_TYPE_2
+ * @mw_lock: PIB_MR_MW: the binding below, and @valid, change under it
+ * @parent: PIB_MR_MW: the MR the window is bound to, or NULL
+ * @parent_va: PIB_MR_MW: that MR's address of the window's first byte
+ * @qp: PIB_MR_MW: the QP a type 2 window is bound to (only compared:
+ *	pib_mw_qp_gone() unbinds its windows before it is freed)
  * @owner: who registered it (debugfs)
+ *
+ * A memory window is a pib_mr too: its key is in the same table, its
+ * ibmr.pd, iova, length and @access say what a remote access through it
+ * may do, and @valid says that it is bound.
  */
 struct pib_mr {
 	struct ib_mr ibmr;
@@ -649,8 +667,29 @@ struct pib_mr {
 	u64 *fast;
 	u32 max_fast;
 	u32 nfast;
+	atomic_t bound_mws;
+	u8 mw_type;
+	spinlock_t mw_lock;	/* the binding of a window */
+	struct pib_mr *parent;
+	u64 parent_va;
+	const struct pib_qp *qp;
 	struct pib_owner owner;
 };
+
+/**
+ * struct pib_mw - a memory window
+ * @ibmw: the RDMA core's MW
+ * @mr: the window itself, in the MR table (type PIB_MR_MW)
+ */
+struct pib_mw {
+	struct ib_mw ibmw;
+	struct pib_mr *mr;
+};
+
+static inline struct pib_mw *to_pib_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct pib_mw, ibmw);
+}
 
 static inline struct pib_mr *to_pib_mr(struct ib_mr *ibmr)
 {
@@ -1343,18 +1382,35 @@ int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key);
 bool pib_mr_key_invalidated(struct pib_dev *dev, u32 key);
 void pib_mr_put(struct pib_mr *mr);
-int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
-		 u32 len, int access);
-int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
-		void *buf, u32 len, int access, bool to_mr);
+struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
+			    enum pib_mr_type type, int access);
+void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr);
+void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr);
+bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access);
+int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		 const struct pib_qp *qp, u64 va, u32 len, int access);
+int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		const struct pib_qp *qp, u64 va, void *buf, u32 len, int access,
+		bool to_mr);
 int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
 		 const struct pib_sge *sge, u32 num_sge, u32 offset,
 		 void *buf, u32 len, bool to_mem);
-int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
-		  bool cmp_swap, u64 cmp_add, u64 swap, u64 *orig);
-int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key);
+int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
+		  const struct pib_qp *qp, u64 va, bool cmp_swap, u64 cmp_add,
+		  u64 swap, u64 *orig);
+int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		      const struct pib_qp *qp);
 int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 		    int access);
+
+/* pib_mw.c: memory windows */
+int pib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int pib_dealloc_mw(struct ib_mw *ibmw);
+int pib_mw_bind(struct pib_qp *qp, const struct pib_send_wqe *wqe);
+struct pib_mr *pib_mw_target(struct pib_mr *mw, const struct pib_qp *qp,
+			     u64 *va, u64 len, int access);
+int pib_mw_invalidate(struct pib_mr *mw, const struct pib_qp *qp);
+void pib_mw_qp_gone(struct pib_dev *dev, const struct pib_qp *qp);
 
 /* pib_qp.c: queue pairs */
 int pib_qp_init(void);

@@ -292,6 +292,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	spin_lock_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast);
 	spin_lock_init(&dev->atomic_lock);
+	spin_lock_init(&dev->mw_lock);
 	spin_lock_init(&dev->objs_lock);
 	for (i = 0; i < PIB_NUM_OBJS; i++)
 		INIT_LIST_HEAD(&dev->objs[i]);

@@ -4,7 +4,8 @@
  * ib_umem, fast-register MRs (alloc_mr, map_mr_sg, REG_MR, LOCAL_INV),
  * and the one place where the data path turns (key, address, length) into
  * memory: every access checks the key, the PD, the access flags and the
- * bounds before a byte moves.
+ * bounds before a byte moves. A memory window's R_Key leads to the MR it
+ * is bound to (pib_mw.c).
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -47,8 +48,18 @@ static int pib_mr_reserve_index(struct pib_dev *dev, u32 *index)
 	return err == -EBUSY ? -ENOMEM : err;
 }
 
-static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
-				   enum pib_mr_type type, int access)
+/**
+ * pib_mr_alloc() - a new MR (or memory window) with a random key, not yet
+ *	in the table
+ * @dev: the device
+ * @ibpd: its PD
+ * @type: enum pib_mr_type
+ * @access: IB_ACCESS_* flags
+ *
+ * Return: the MR, or an ERR_PTR().
+ */
+struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
+			    enum pib_mr_type type, int access)
 {
 	struct pib_mr *mr;
 	u32 index;
@@ -68,6 +79,7 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
 	pib_owner_set(&mr->owner, type == PIB_MR_USER, ibpd->res.kern_name);
 	refcount_set(&mr->users, 1);
 	init_completion(&mr->unused);
+	spin_lock_init(&mr->mw_lock);
 	err = pib_mr_reserve_index(dev, &index);
 	if (err) {
 		kfree(mr);
@@ -80,12 +92,13 @@ static struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
 	return mr;
 }
 
-/*
- * Undo pib_mr_alloc() and what was built on it. Takes @dev from the caller:
- * an MR that registration gives up on never had its ibmr.device set by
- * the core.
+/**
+ * pib_mr_free() - undo pib_mr_alloc() and what was built on it
+ * @dev: the device, from the caller: an MR that registration gives up on
+ *	never had its ibmr.device set by the core
+ * @mr: the MR
  */
-static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
+void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 {
 	xa_erase(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT);
 	/* Wait for accesses in progress: they hold a reference each. */
@@ -99,8 +112,12 @@ static void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 	atomic_dec(&dev->mr_count);
 }
 
-/* Make a built MR visible to the data path. */
-static void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
+/**
+ * pib_mr_publish() - make a built MR visible to the data path
+ * @dev: the device
+ * @mr: the MR
+ */
+void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr)
 {
 	xa_store(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT, mr, GFP_KERNEL);
 	trace_pib_mr_reg(dev, mr);
@@ -175,9 +192,9 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	/* Optional flags (relaxed ordering) change nothing for pib. */
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_OPTIONAL))
+		       IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL))
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-					  "reg_mr: access 0x%x (pib has local write, remote write, read and atomic)",
+					  "reg_mr: access 0x%x (pib has local write, remote write, read, atomic and MW bind)",
 					  access));
 	access &= ~IB_ACCESS_OPTIONAL;
 	if (!length || length > PIB_MAX_MSG * 2ULL)
@@ -279,12 +296,25 @@ int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * @ibmr: the MR
  * @udata: the user's call, or NULL
  *
- * Return: 0, once no packet uses the MR any more.
+ * Return: 0, once no packet uses the MR any more, or -EBUSY while memory
+ * windows are bound to it.
  */
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibmr->device);
+	struct pib_mr *mr = to_pib_mr(ibmr);
+	unsigned long flags;
+	int bound;
 
+	/* A bind finds only valid MRs, under the same lock (pib_mw_bind()). */
+	spin_lock_irqsave(&dev->mw_lock, flags);
+	bound = atomic_read(&mr->bound_mws);
+	if (!bound)
+		WRITE_ONCE(mr->valid, false);
+	spin_unlock_irqrestore(&dev->mw_lock, flags);
+	if (bound)
+		return pib_refuse(ibmr->device, -EBUSY,
+				  "dereg_mr: %d memory windows are bound to it", bound);
 	trace_pib_mr_dereg(dev, to_pib_mr(ibmr));
 	if (unlikely(pib_strict(dev)))
 		pib_strict_mr_busy(dev, to_pib_mr(ibmr));
@@ -345,8 +375,17 @@ void pib_mr_put(struct pib_mr *mr)
 		complete(&mr->unused);
 }
 
-/* Is [va, va + len) inside the MR, with @access allowed? */
-static bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access)
+/**
+ * pib_mr_allows() - is [@va, @va + @len) inside the MR, with @access
+ *	allowed?
+ * @mr: the MR, or a memory window
+ * @va: the address
+ * @len: bytes
+ * @access: IB_ACCESS_* needed
+ *
+ * Return: true if so.
+ */
+bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access)
 {
 	if ((mr->access & access) != access)
 		return false;
@@ -356,28 +395,48 @@ static bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access)
 	       va - mr->ibmr.iova <= mr->ibmr.length - len;
 }
 
+/*
+ * The MR whose memory [*@va, *@va + @len) behind @key is, with @access
+ * allowed, and a reference held: for a memory window's R_Key, the MR the
+ * window is bound to, and *@va that MR's address. NULL if the key, PD,
+ * QP (@qp, a type 2 window's), access or bounds do not allow it.
+ */
+static struct pib_mr *pib_mr_get_mem(struct pib_dev *dev, struct ib_pd *pd,
+				     u32 key, const struct pib_qp *qp, u64 *va,
+				     u32 len, int access)
+{
+	struct pib_mr *mr = pib_mr_get(dev, pd, key);
+
+	if (mr && mr->type == PIB_MR_MW)
+		return pib_mw_target(mr, qp, va, len, access);
+	if (mr && !pib_mr_allows(mr, *va, len, access)) {
+		pib_mr_put(mr);
+		mr = NULL;
+	}
+	return mr;
+}
+
 /**
  * pib_mr_check() - may [@va, @va + @len) behind @key be accessed so?
  * @dev: the device
  * @pd: the PD the MR must belong to
  * @key: L_Key or R_Key
+ * @qp: the QP that accesses it (a type 2 window's R_Key is its QP's)
  * @va: the address
  * @len: bytes
  * @access: IB_ACCESS_* needed
  *
  * Return: 0, or -EACCES.
  */
-int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
-		 u32 len, int access)
+int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		 const struct pib_qp *qp, u64 va, u32 len, int access)
 {
-	struct pib_mr *mr = pib_mr_get(dev, pd, key);
-	bool ok;
+	struct pib_mr *mr = pib_mr_get_mem(dev, pd, key, qp, &va, len, access);
 
 	if (!mr)
 		return -EACCES;
-	ok = pib_mr_allows(mr, va, len, access);
 	pib_mr_put(mr);
-	return ok ? 0 : -EACCES;
+	return 0;
 }
 
 /* Copy within one page (or one DMA range) of the MR. */
@@ -417,6 +476,7 @@ static u32 pib_mr_copy_fast(struct pib_mr *mr, u64 off, void *buf, u32 len,
  * @dev: the device
  * @pd: the PD the MR must belong to
  * @key: L_Key or R_Key
+ * @qp: the QP that accesses it (a type 2 window's R_Key is its QP's)
  * @va: the address in the MR
  * @buf: the kernel buffer
  * @len: bytes
@@ -425,8 +485,9 @@ static u32 pib_mr_copy_fast(struct pib_mr *mr, u64 off, void *buf, u32 len,
  *
  * Return: 0, or -EACCES if the key, PD, access or bounds do not allow it.
  */
-int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
-		void *buf, u32 len, int access, bool to_mr)
+int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		const struct pib_qp *qp, u64 va, void *buf, u32 len, int access,
+		bool to_mr)
 {
 	struct pib_mr *mr;
 	u64 off;
@@ -434,13 +495,9 @@ int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key, u64 va,
 
 	if (!len)
 		return 0;
-	mr = pib_mr_get(dev, pd, key);
+	mr = pib_mr_get_mem(dev, pd, key, qp, &va, len, access);
 	if (!mr)
 		return -EACCES;
-	if (!pib_mr_allows(mr, va, len, access)) {
-		pib_mr_put(mr);
-		return -EACCES;
-	}
 	if (mr->type == PIB_MR_DMA) {
 		pib_mr_copy_chunk((void *)(uintptr_t)va, buf, len, to_mr);
 		pib_mr_put(mr);
@@ -487,7 +544,7 @@ int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
 			continue;
 		}
 		n = min(len, sge[i].length - offset);
-		err = pib_mr_copy(dev, pd, sge[i].lkey, sge[i].addr + offset,
+		err = pib_mr_copy(dev, pd, sge[i].lkey, NULL, sge[i].addr + offset,
 				  buf, n, access, to_mem);
 		if (err)
 			return err;
@@ -503,6 +560,7 @@ int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
  * @dev: the device
  * @pd: the QP's PD
  * @rkey: the R_Key
+ * @qp: the QP that accesses it (a type 2 window's R_Key is its QP's)
  * @va: the address, 8-byte aligned
  * @cmp_swap: compare and swap, else fetch and add
  * @cmp_add: the compare value, or the addend
@@ -511,8 +569,9 @@ int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
  *
  * Return: 0, -EACCES on a bad key, access or bounds, -EINVAL if unaligned.
  */
-int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
-		  bool cmp_swap, u64 cmp_add, u64 swap, u64 *orig)
+int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
+		  const struct pib_qp *qp, u64 va, bool cmp_swap, u64 cmp_add,
+		  u64 swap, u64 *orig)
 {
 	unsigned long flags;
 	u64 val;
@@ -521,7 +580,7 @@ int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
 	if (va & 7)
 		return -EINVAL;
 	spin_lock_irqsave(&dev->atomic_lock, flags);
-	err = pib_mr_copy(dev, pd, rkey, va, &val, sizeof(val),
+	err = pib_mr_copy(dev, pd, rkey, qp, va, &val, sizeof(val),
 			  IB_ACCESS_REMOTE_ATOMIC, false);
 	if (!err) {
 		*orig = val;
@@ -529,7 +588,7 @@ int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
 			val = val == cmp_add ? swap : val;
 		else
 			val += cmp_add;
-		err = pib_mr_copy(dev, pd, rkey, va, &val, sizeof(val),
+		err = pib_mr_copy(dev, pd, rkey, qp, va, &val, sizeof(val),
 				  IB_ACCESS_REMOTE_ATOMIC, true);
 	}
 	spin_unlock_irqrestore(&dev->atomic_lock, flags);
@@ -538,13 +597,17 @@ int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey, u64 va,
 
 /**
  * pib_mr_invalidate() - LOCAL_INV or SEND_WITH_INV of a fast-register MR
+ *	or a type 2 memory window
  * @dev: the device
  * @pd: the QP's PD
  * @key: the key to invalidate
+ * @qp: the QP (a type 2 window must be bound to it)
  *
- * Return: 0, or -EACCES if @key names no fast-register MR of @pd.
+ * Return: 0, or -EACCES if @key names no fast-register MR or type 2 window
+ * bound to @qp, of @pd.
  */
-int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key)
+int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		      const struct pib_qp *qp)
 {
 	struct pib_mr *mr = pib_mr_get(dev, pd, key);
 	int err = -EACCES;
@@ -554,6 +617,8 @@ int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key)
 	if (mr->type == PIB_MR_FAST) {
 		WRITE_ONCE(mr->valid, false);
 		err = 0;
+	} else if (mr->type == PIB_MR_MW) {
+		err = pib_mw_invalidate(mr, qp);
 	}
 	pib_mr_put(mr);
 	return err;

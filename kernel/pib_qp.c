@@ -293,6 +293,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	timer_delete_sync(&qp->req.timer);
 	cancel_work_sync(&qp->work);
+	pib_mw_qp_gone(dev, qp);
 	pib_qp_free_queues(qp);
 	pib_strict_cq_feed(qp, false);
 	atomic_dec(&dev->qp_count);

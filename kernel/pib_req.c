@@ -40,7 +40,7 @@ enum pib_qpt_idx {
 #define PIB_WRF_ATOMIC		BIT(3)	/* 8 bytes, ATOMICETH */
 #define PIB_WRF_IMM		BIT(4)	/* immediate data on the last packet */
 #define PIB_WRF_INV		BIT(5)	/* IETH on the last packet */
-#define PIB_WRF_LOCAL		BIT(6)	/* no packet: LOCAL_INV, REG_MR */
+#define PIB_WRF_LOCAL		BIT(6)	/* no packet: LOCAL_INV, REG_MR, BIND_MW */
 
 /**
  * struct pib_wr_rule - the rules of one send WQE opcode
@@ -81,6 +81,8 @@ static const struct pib_wr_rule pib_wr_rules[] = {
 		IB_WC_FETCH_ADD, { IB_OPCODE_RC_FETCH_ADD } },
 	[PIB_WR_LOCAL_INV] = { PIB_QPT_RC | PIB_QPT_UC | PIB_QPT_UD,
 		PIB_WRF_LOCAL, IB_WC_LOCAL_INV },
+	[PIB_WR_BIND_MW] = { PIB_QPT_RC | PIB_QPT_UC, PIB_WRF_LOCAL,
+		IB_WC_BIND_MW },
 	[PIB_WR_SEND_WITH_INV] = { PIB_QPT_RC, PIB_WRF_SEND | PIB_WRF_INV,
 		IB_WC_SEND, { IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE } },
 };
@@ -250,7 +252,8 @@ static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	s64 len;
 
 	if (!r || !(r->qp_types & pib_qpt_bit(qp)) ||
-	    (qp->user && wqe->opcode == PIB_WR_REG_MR))
+	    (qp->user && wqe->opcode == PIB_WR_REG_MR) ||
+	    (wqe->opcode == PIB_WR_BIND_MW && (!qp->user || wqe->num_sge)))
 		return false;
 	if (inl && (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC)))
 		return false;
@@ -519,13 +522,15 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	return skb;
 }
 
-/* LOCAL_INV and REG_MR: done when the requester reaches them. */
+/* LOCAL_INV, REG_MR and BIND_MW: done when the requester reaches them. */
 static int pib_req_local(struct pib_qp *qp, struct pib_send_wqe *wqe)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 
 	if (wqe->opcode == PIB_WR_LOCAL_INV)
-		return pib_mr_invalidate(dev, qp->ibqp.pd, wqe->ex);
+		return pib_mr_invalidate(dev, qp->ibqp.pd, wqe->ex, qp);
+	if (wqe->opcode == PIB_WR_BIND_MW)
+		return pib_mw_bind(qp, wqe);
 	return pib_mr_fast_reg(wqe->wr.reg.mr, qp->ibqp.pd, wqe->wr.reg.key,
 			       wqe->wr.reg.access);
 }

@@ -202,7 +202,8 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 		return PIB_RESP_OK;
 	if (f & PIB_OPF_INV &&
 	    pib_mr_invalidate(dev, qp->ibqp.pd,
-			      pib_ieth_rkey(pib_pkt_ext(buf, pkt, PIB_EXT_IETH)))) {
+			      pib_ieth_rkey(pib_pkt_ext(buf, pkt, PIB_EXT_IETH)),
+			      qp)) {
 		pib_resp_complete(qp, pkt, buf, IB_WC_LOC_PROT_ERR, f);
 		return PIB_RESP_NAK_OP;
 	}
@@ -242,7 +243,7 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 			pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 		return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR : PIB_RESP_DROP;
 	}
-	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, resp->va,
+	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, qp, resp->va,
 			     (void *)(buf + pkt->payload_off), n,
 			     IB_ACCESS_REMOTE_WRITE, true)) {
 		if (unlikely(pib_strict(dev)))
@@ -275,7 +276,7 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 		return PIB_RESP_NAK_ACCESS;
 	if (len > PIB_MAX_MSG)
 		return PIB_RESP_NAK_INVALID;
-	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, va, len,
+	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, qp, va, len,
 				IB_ACCESS_REMOTE_READ)) {
 		if (unlikely(pib_strict(dev)))
 			pib_strict_rkey(qp, rkey);
@@ -307,7 +308,7 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 		return PIB_RESP_NAK_ACCESS;
 	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
 		return PIB_RESP_NAK_INVALID;
-	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_atmeth_rkey(eth),
+	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_atmeth_rkey(eth), qp,
 			    pib_atmeth_va(eth), cas, cas ? cmp : swap_add,
 			    swap_add, &orig);
 	if (err == -EACCES && unlikely(pib_strict(dev)))
@@ -576,8 +577,9 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	if (ext_hdrs & PIB_EXT_AETH)
 		pib_aeth_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_AETH),
 			     PIB_AETH_SYN_ACK, qp->resp.msn);
-	if (n && pib_mr_copy(dev, qp->ibqp.pd, res->rkey, res->va + res->sent,
-			     ext + ext_len, n, IB_ACCESS_REMOTE_READ, false)) {
+	if (n && pib_mr_copy(dev, qp->ibqp.pd, res->rkey, qp,
+			     res->va + res->sent, ext + ext_len, n,
+			     IB_ACCESS_REMOTE_READ, false)) {
 		kfree_skb(skb);
 		return false;
 	}

@@ -369,12 +369,13 @@ static const char * const pib_mr_type_names[] = {
 	[PIB_MR_DMA] = "dma",
 	[PIB_MR_USER] = "user",
 	[PIB_MR_FAST] = "fast",
+	[PIB_MR_MW] = "mw",
 };
 
 /**
  * struct pib_res_mr - what `rdma res show mr -dd` shows of an MR
  * @mr_type: how its addresses become memory (enum pib_mr_type): "user" is
- *	pinned user memory (ib_umem)
+ *	pinned user memory (ib_umem), "mw" a memory window onto a user MR
  * @iova: the address it starts at
  * @access: IB_ACCESS_* flags
  * @key: the key it answers to (pib_mr.key)

@@ -112,7 +112,8 @@
 #define PIB_TR_MR_TYPES			\
 	pib_tr_mr(DMA)			\
 	pib_tr_mr(USER)			\
-	pib_tr_mr_end(FAST)
+	pib_tr_mr(FAST)			\
+	pib_tr_mr_end(MW)
 
 #define PIB_TR_WR_OPCODES		\
 	pib_tr_wr(RDMA_WRITE)		\
@@ -123,6 +124,7 @@
 	pib_tr_wr(ATOMIC_CMP_AND_SWP)	\
 	pib_tr_wr(ATOMIC_FETCH_AND_ADD)	\
 	pib_tr_wr(LOCAL_INV)		\
+	pib_tr_wr(BIND_MW)		\
 	pib_tr_wr(SEND_WITH_INV)	\
 	pib_tr_wr_end(REG_MR)
 

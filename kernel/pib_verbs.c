@@ -38,6 +38,8 @@ static int pib_query_device(struct ib_device *ibdev,
 	attr->max_cq = PIB_MAX_CQ;
 	attr->max_cqe = PIB_MAX_CQE;
 	attr->max_mr = PIB_MAX_MR;
+	/* (windows and MRs share the MR table and its limit) */
+	attr->max_mw = PIB_MAX_MR;
 	attr->max_pd = PIB_MAX_PD;
 	attr->max_qp_rd_atom = PIB_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = PIB_MAX_RD_ATOMIC;
@@ -56,6 +58,8 @@ static int pib_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_PORT_ACTIVE_EVENT |
 				 IB_DEVICE_SRQ_RESIZE |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -366,6 +370,7 @@ const struct ib_device_ops pib_dev_ops = {
 
 	.alloc_hw_port_stats = pib_alloc_hw_port_stats,
 	.alloc_mr = pib_alloc_mr,
+	.alloc_mw = pib_alloc_mw,
 	.alloc_pd = pib_alloc_pd,
 	.alloc_ucontext = pib_alloc_ucontext,
 	.attach_mcast = pib_attach_mcast,
@@ -376,6 +381,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.dealloc_driver = pib_dev_dealloc,
 	.dealloc_pd = pib_dealloc_pd,
 	.dealloc_ucontext = pib_dealloc_ucontext,
+	.dealloc_mw = pib_dealloc_mw,
 	.dereg_mr = pib_dereg_mr,
 	.disassociate_ucontext = pib_disassociate_ucontext,
 	.destroy_ah = pib_destroy_ah,
@@ -415,6 +421,7 @@ const struct ib_device_ops pib_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, pib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, pib_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, pib_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, pib_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, pib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, pib_srq, ibsrq),

@@ -121,6 +121,8 @@ int pib_query_port(struct ibv_context *ctx, uint8_t port,
 struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
 int pib_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *pib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int pib_dealloc_mw(struct ibv_mw *mw);
 
 /* pib_cq.c */
 struct ibv_cq *pib_create_cq(struct ibv_context *ctx, int cqe,
@@ -141,6 +143,8 @@ int pib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int pib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr);
 int pib_destroy_qp(struct ibv_qp *ibqp);
+int pib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind);
 int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		  struct ibv_send_wr **bad_wr);
 int pib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

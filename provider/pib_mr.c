@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory regions: the kernel pins and keeps them, the provider only asks.
- * rereg_mr and memory windows are not implemented (libibverbs answers
- * EOPNOTSUPP).
+ * Memory regions and windows: the kernel pins and keeps them, the provider
+ * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c). rereg_mr is
+ * not implemented (libibverbs answers EOPNOTSUPP).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -38,5 +38,36 @@ int pib_dereg_mr(struct verbs_mr *vmr)
 
 	if (!ret)
 		free(vmr);
+	return ret;
+}
+
+struct ibv_mw *pib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd = {};
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int pib_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (!ret)
+		free(mw);
 	return ret;
 }

@@ -292,6 +292,39 @@ int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 }
 
 /*
+ * ibv_bind_mw(): a type 1 window is bound by a WQE on the SQ, as a type 2
+ * is by an IBV_WR_BIND_MW work request, with the next R_Key; the window
+ * has it once the WQE is posted (the bind's completion says whether the
+ * kernel took it).
+ */
+int pib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		struct ibv_mw_bind *mw_bind)
+{
+	struct pib_qp *qp = to_pib_qp(ibqp);
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	};
+	int ret = pib_qp_send_err(qp);
+
+	if (ret)
+		return ret;
+	pthread_spin_lock(&qp->sq_lock);
+	ret = pib_sq_post_bind1(&qp->sq, &wr);
+	pthread_spin_unlock(&qp->sq_lock);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return pib_qp_doorbell(qp);
+}
+
+/*
  * Receives may be posted in every state but RESET; an SRQ's QP has no RQ.
  * In ERR the kernel must flush them: the doorbell makes it look.
  */

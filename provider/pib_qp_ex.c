@@ -50,6 +50,26 @@ static void pib_wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
 	pib_sq_batch_add(pib_sq_of(qpx), &wr);
 }
 
+static void pib_wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct ibv_send_wr wr = pib_wr_of(qpx, IBV_WR_LOCAL_INV);
+
+	wr.invalidate_rkey = invalidate_rkey;
+	pib_sq_batch_add(pib_sq_of(qpx), &wr);
+}
+
+/* A type 2 window (type 1: ibv_bind_mw()). */
+static void pib_wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw,
+			   uint32_t rkey, const struct ibv_mw_bind_info *info)
+{
+	struct ibv_send_wr wr = pib_wr_of(qpx, IBV_WR_BIND_MW);
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info = *info;
+	pib_sq_batch_add(pib_sq_of(qpx), &wr);
+}
+
 static void pib_wr_rdma(struct ibv_qp_ex *qpx, enum ibv_wr_opcode opcode,
 			uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
 {
@@ -200,6 +220,10 @@ void pib_qp_ex_set_ops(struct pib_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_atomic_cmp_swp = pib_wr_atomic_cmp_swp;
 	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 		qpx->wr_atomic_fetch_add = pib_wr_atomic_fetch_add;
+	if (send_ops_flags & IBV_QP_EX_WITH_LOCAL_INV)
+		qpx->wr_local_inv = pib_wr_local_inv;
+	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
+		qpx->wr_bind_mw = pib_wr_bind_mw;
 	qpx->wr_set_sge = pib_wr_set_sge;
 	qpx->wr_set_sge_list = pib_wr_set_sge_list;
 	qpx->wr_set_inline_data = pib_wr_set_inline_data;

@@ -19,7 +19,13 @@ PIB_SAME(PIB_WR_SEND_WITH_IMM, IBV_WR_SEND_WITH_IMM);
 PIB_SAME(PIB_WR_RDMA_READ, IBV_WR_RDMA_READ);
 PIB_SAME(PIB_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_CMP_AND_SWP);
 PIB_SAME(PIB_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
+PIB_SAME(PIB_WR_LOCAL_INV, IBV_WR_LOCAL_INV);
+PIB_SAME(PIB_WR_BIND_MW, IBV_WR_BIND_MW);
 PIB_SAME(PIB_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
+PIB_SAME(PIB_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE);
+PIB_SAME(PIB_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_READ);
+PIB_SAME(PIB_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC);
+PIB_SAME(PIB_ACCESS_ZERO_BASED, IBV_ACCESS_ZERO_BASED);
 PIB_SAME(PIB_SEND_FENCE, IBV_SEND_FENCE);
 PIB_SAME(PIB_SEND_SIGNALED, IBV_SEND_SIGNALED);
 PIB_SAME(PIB_SEND_SOLICITED, IBV_SEND_SOLICITED);
@@ -33,12 +39,13 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 #define PIB_OP(op)	(1u << (op))
 
 /*
- * Opcodes per QP type, as the IBA has them for RC, UC and UD; memory
- * windows and local invalidation are not implemented.
+ * Opcodes per QP type, as the IBA has them for RC, UC and UD: memory
+ * windows and their invalidation go with RDMA.
  */
 #define PIB_UD_OPS	(PIB_OP(IBV_WR_SEND) | PIB_OP(IBV_WR_SEND_WITH_IMM))
 #define PIB_UC_OPS	(PIB_UD_OPS | PIB_OP(IBV_WR_RDMA_WRITE) | \
-			 PIB_OP(IBV_WR_RDMA_WRITE_WITH_IMM))
+			 PIB_OP(IBV_WR_RDMA_WRITE_WITH_IMM) | \
+			 PIB_OP(IBV_WR_LOCAL_INV) | PIB_OP(IBV_WR_BIND_MW))
 #define PIB_RC_OPS	(PIB_UC_OPS | PIB_OP(IBV_WR_RDMA_READ) | \
 			 PIB_OP(IBV_WR_ATOMIC_CMP_AND_SWP) | \
 			 PIB_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) | \
@@ -47,7 +54,8 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 /* The same sets as ibv_qp_init_attr_ex send_ops_flags. */
 #define PIB_UD_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define PIB_UC_SEND_OPS	(PIB_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
-			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
+			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 #define PIB_RC_SEND_OPS	(PIB_UC_SEND_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
@@ -124,15 +132,53 @@ static bool pib_wr_is_atomic(enum ibv_wr_opcode op)
 	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-/* READ and atomics write to local memory: there is nothing to inline. */
-static bool pib_wr_may_inline(enum ibv_wr_opcode op)
+/* LOCAL_INV and BIND_MW: no message, no SGEs; the requester runs them. */
+static bool pib_wr_is_local(enum ibv_wr_opcode op)
 {
-	return op != IBV_WR_RDMA_READ && !pib_wr_is_atomic(op);
+	return op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
 }
 
-/* The opcode and flags are right for @sq, an atomic's target is aligned. */
-static int pib_wr_hdr_check(const struct pib_sq *sq,
-			    const struct ibv_send_wr *wr)
+/*
+ * READ and atomics write to local memory, and local work requests have
+ * none: there is nothing to inline.
+ */
+static bool pib_wr_may_inline(enum ibv_wr_opcode op)
+{
+	return op != IBV_WR_RDMA_READ && !pib_wr_is_atomic(op) &&
+	       !pib_wr_is_local(op);
+}
+
+/* The access flags a bind may ask for (local write means nothing there). */
+#define PIB_MW_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_ZERO_BASED | \
+			 IBV_ACCESS_LOCAL_WRITE)
+
+/*
+ * A bind's window is of this context and of @type (ibv_bind_mw() binds
+ * type 1, a work request type 2), its MR too if the length is not 0, and
+ * it asks for window access flags only. The kernel checks the rest (the
+ * bind completes with IBV_WC_MW_BIND_ERR).
+ */
+static int pib_bind_check(const struct pib_sq *sq,
+			  const struct ibv_send_wr *wr, enum ibv_mw_type type)
+{
+	const struct ibv_mw_bind_info *b = &wr->bind_mw.bind_info;
+	const struct ibv_mw *mw = wr->bind_mw.mw;
+
+	if (!mw || mw->context != sq->ctx || mw->type != type)
+		return EINVAL;
+	if (b->length && (!b->mr || b->mr->context != sq->ctx))
+		return EINVAL;
+	return b->mw_access_flags & ~PIB_MW_ACCESS ? EINVAL : 0;
+}
+
+/*
+ * The opcode and flags are right for @sq, an atomic's target is aligned, a
+ * bind is of a type 2 window (@type: of the window type given).
+ */
+static int pib_wr_hdr_check_mw(const struct pib_sq *sq,
+			       const struct ibv_send_wr *wr,
+			       enum ibv_mw_type type)
 {
 	if (!pib_wr_opcode_allowed(sq->qp_type, wr->opcode))
 		return EINVAL;
@@ -143,7 +189,15 @@ static int pib_wr_hdr_check(const struct pib_sq *sq,
 	if (pib_wr_is_atomic(wr->opcode) &&
 	    wr->wr.atomic.remote_addr % sizeof(uint64_t))
 		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return pib_bind_check(sq, wr, type);
 	return 0;
+}
+
+static int pib_wr_hdr_check(const struct pib_sq *sq,
+			    const struct ibv_send_wr *wr)
+{
+	return pib_wr_hdr_check_mw(sq, wr, IBV_MW_TYPE_2);
 }
 
 /* An atomic returns the old 64-bit value into exactly one local buffer. */
@@ -193,8 +247,9 @@ static int pib_send_wr_check(const struct pib_sq *sq,
 {
 	int err = pib_wr_hdr_check(sq, wr);
 
-	if (err)
-		return err;
+	*inline_len = 0;
+	if (err || pib_wr_is_local(wr->opcode))
+		return err;	/* (a local work request's SGEs are not looked at) */
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sq->max_sge)
 		return EINVAL;
 	if (wr->num_sge && !wr->sg_list)
@@ -204,7 +259,6 @@ static int pib_send_wr_check(const struct pib_sq *sq,
 		if (err)
 			return err;
 	}
-	*inline_len = 0;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		err = pib_inline_len(wr->sg_list, wr->num_sge, sq->max_inline,
 				     inline_len);
@@ -225,10 +279,25 @@ static uint32_t pib_wr_ex(const struct ibv_send_wr *wr)
 		/* Network order stays network order: the kernel sends it as is. */
 		return (uint32_t)wr->imm_data;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		return wr->invalidate_rkey;
 	default:
 		return 0;
 	}
+}
+
+/* A bind of @mw with the new R_Key @rkey; PIB_BIND_* @flags. */
+static void pib_wqe_set_bind(struct pib_send_wqe *wqe, const struct ibv_mw *mw,
+			     uint32_t rkey, const struct ibv_mw_bind_info *b,
+			     uint32_t flags)
+{
+	wqe->wr.bind.addr = b->addr;
+	wqe->wr.bind.length = b->length;
+	wqe->wr.bind.mw_rkey = mw->rkey;
+	wqe->wr.bind.rkey = rkey;
+	wqe->wr.bind.lkey = b->length ? b->mr->lkey : 0;
+	wqe->wr.bind.access = b->mw_access_flags;
+	wqe->wr.bind.flags = flags;
 }
 
 /* Everything of a checked @wr except its data and UD destination. */
@@ -254,6 +323,10 @@ static void pib_wqe_fill_hdr(struct pib_send_wqe *wqe,
 		wqe->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		wqe->wr.atomic.swap = wr->wr.atomic.swap;
 		wqe->wr.atomic.rkey = wr->wr.atomic.rkey;
+		break;
+	case IBV_WR_BIND_MW:
+		pib_wqe_set_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
+				 &wr->bind_mw.bind_info, 0);
 		break;
 	default:
 		break;
@@ -330,6 +403,8 @@ static int pib_sq_write(struct pib_sq *sq, const struct ibv_send_wr *wr,
 		return ENOMEM;
 	wqe = pib_ring_entry(&sq->ring, prod);
 	pib_wqe_fill_hdr(wqe, wr);
+	if (pib_wr_is_local(wr->opcode))
+		return 0;
 	if (sq->qp_type == IBV_QPT_UD)
 		pib_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 			       wr->wr.ud.remote_qkey);
@@ -369,6 +444,30 @@ int pib_sq_post(struct pib_sq *sq, struct ibv_send_wr *wr,
 	}
 	*posted = prod - first;
 	return err;
+}
+
+/**
+ * pib_sq_post_bind1() - post the bind of a type 1 window (ibv_bind_mw())
+ * @sq: the send queue
+ * @wr: a BIND_MW work request of the window, with its new R_Key
+ *
+ * Return: 0, EINVAL (see pib_bind_check()) or ENOMEM if the SQ is full.
+ */
+int pib_sq_post_bind1(struct pib_sq *sq, const struct ibv_send_wr *wr)
+{
+	uint32_t prod = pib_ring_producer(&sq->ring);
+	struct pib_send_wqe *wqe;
+	int err = pib_wr_hdr_check_mw(sq, wr, IBV_MW_TYPE_1);
+
+	if (err)
+		return err;
+	if (!pib_ring_room(&sq->ring, prod))
+		return ENOMEM;
+	wqe = pib_ring_entry(&sq->ring, prod);
+	pib_wqe_fill_hdr(wqe, wr);
+	wqe->wr.bind.flags = PIB_BIND_TYPE_1;
+	pib_ring_publish(&sq->ring, prod + 1);
+	return 0;
 }
 
 /**

@@ -92,6 +92,7 @@ void pib_rq_set_limits(struct pib_rq *rq, uint32_t max_sge);
 
 int pib_sq_post(struct pib_sq *sq, struct ibv_send_wr *wr,
 		struct ibv_send_wr **bad_wr, uint32_t *posted);
+int pib_sq_post_bind1(struct pib_sq *sq, const struct ibv_send_wr *wr);
 
 void pib_sq_batch_start(struct pib_sq *sq, int err);
 struct pib_send_wqe *pib_sq_batch_add(struct pib_sq *sq,

@@ -64,6 +64,7 @@ struct fq {
 	struct pib_cq *ucq;
 	struct pib_srq *srq;
 	struct ib_mr *mr;
+	struct pib_mw *mw[2];
 	struct pib_ah ah;
 	struct pib_qp *qp[FQ_NQP];
 	u64 wr_id;
@@ -109,6 +110,7 @@ static struct pib_cq *fq_cq_new(struct fq *f)
 
 static void fq_setup_objects(struct fq *f)
 {
+	unsigned int i;
 	struct ib_srq_init_attr sattr = {
 		.event_handler = fq_event_handler,
 		.attr = { .max_wr = FQ_RQ_DEPTH, .max_sge = 2, .srq_limit = 4 },
@@ -125,12 +127,19 @@ static void fq_setup_objects(struct fq *f)
 	FUZZ_CHECK(!pib_create_srq(&f->srq->ibsrq, &sattr, NULL));
 	f->mr = pib_reg_user_mr(&f->pd.ibpd, FUZZ_MR_VA, FUZZ_MR_LEN, FUZZ_MR_VA,
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC,
-				NULL, NULL);
+				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+				IB_ACCESS_MW_BIND, NULL, NULL);
 	FUZZ_CHECK(!IS_ERR(f->mr));
 	/* What the RDMA core sets once the driver made the MR. */
 	f->mr->device = &f->dev->ibdev;
 	f->mr->pd = &f->pd.ibpd;
+	for (i = 0; i < 2; i++) {
+		f->mw[i] = calloc(1, sizeof(*f->mw[i]));
+		f->mw[i]->ibmw.device = &f->dev->ibdev;
+		f->mw[i]->ibmw.pd = &f->pd.ibpd;
+		f->mw[i]->ibmw.type = i ? IB_MW_TYPE_2 : IB_MW_TYPE_1;
+		FUZZ_CHECK(!pib_alloc_mw(&f->mw[i]->ibmw, NULL));
+	}
 	f->ah.ibah.device = &f->dev->ibdev;
 	f->ah.attr.type = RDMA_AH_ATTR_TYPE_IB;
 	f->ah.attr.port_num = PIB_PORT_NUM;
@@ -298,6 +307,28 @@ static void fq_post_send(struct fq *f, struct pib_qp *qp, u8 kind, u16 len,
  * into its RQ) and publishes it: anything at all, or, with "aim", SGEs
  * that point into the MR.
  */
+/*
+ * Make @wqe (random bytes) a bind of one of the windows onto the MR, at an
+ * address near it, its other fields as they came: @how bit 0 picks the
+ * window, bit 1 keeps the SGE count (a bind with SGEs is refused), bit 2
+ * the flags (else the window's type).
+ */
+static void fq_user_bind(struct fq *f, struct pib_send_wqe *wqe, u8 how)
+{
+	u32 key = f->mw[how & 1]->mr->key;
+
+	wqe->opcode = PIB_WR_BIND_MW;
+	if (!(how & 2))
+		wqe->num_sge = 0;
+	wqe->wr.bind.mw_rkey = key;
+	wqe->wr.bind.rkey = (key & ~0xffu) | (wqe->wr.bind.rkey & 0xff);
+	wqe->wr.bind.lkey = f->mr->lkey;
+	wqe->wr.bind.addr = FUZZ_MR_VA + wqe->wr.bind.addr % (FUZZ_MR_LEN + 64);
+	wqe->wr.bind.length %= FUZZ_MR_LEN + 64;
+	if (!(how & 4))
+		wqe->wr.bind.flags = how & 1 ? 0 : PIB_BIND_TYPE_1;
+}
+
 static void fq_user_wqe(struct fq *f, struct fuzz_in *in)
 {
 	struct pib_qp *qp = f->qp[FQ_USER];
@@ -319,6 +350,8 @@ static void fq_user_wqe(struct fq *f, struct fuzz_in *in)
 		/* Kernel-only opcodes are refused from users; see that they are. */
 		if (how & 4)
 			((struct pib_send_wqe *)e)->opcode = PIB_WR_REG_MR;
+		if (how & 8)
+			fq_user_bind(f, (struct pib_send_wqe *)e, how >> 4);
 	}
 	nsge = min_t(u32, nsge, (ring->stride - (u32)((u8 *)sge - e)) /
 				sizeof(*sge));
@@ -380,7 +413,9 @@ static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
 		return;
 	put_unaligned_be64(FUZZ_MR_VA + get_unaligned_be64(ext + off) %
 			     (FUZZ_MR_LEN + 64), ext + off);
-	put_unaligned_be32(f->mr->rkey, ext + off + 8);
+	/* (a window's R_Key now and then: its own, or the one a bind gave) */
+	put_unaligned_be32((n & 7) == 7 ? f->mw[(n >> 3) & 1]->mr->key :
+			   f->mr->rkey, ext + off + 8);
 }
 
 /*
@@ -671,6 +706,9 @@ static void fq_check(struct fq *f)
 	FUZZ_CHECK(f->cq->ring.prod - f->cq->ring.cons <= f->cq->ring.num);
 	FUZZ_CHECK(f->srq->ring.prod - f->srq->ring.cons <= f->srq->ring.num);
 	FUZZ_CHECK(f->srq->limit <= f->srq->ring.num);
+	/* The MR counts the windows bound to it, and only those. */
+	FUZZ_CHECK(atomic_read(&to_pib_mr(f->mr)->bound_mws) ==
+		   (f->mw[0]->mr->parent != NULL) + (f->mw[1]->mr->parent != NULL));
 	for (i = 0; i < FQ_NQP; i++) {
 		struct pib_qp *qp = f->qp[i];
 		struct pib_sq *sq = &qp->sq;
@@ -738,6 +776,11 @@ static void fq_teardown(struct fq *f)
 	FUZZ_CHECK(!pib_destroy_srq(&f->srq->ibsrq, NULL));
 	FUZZ_CHECK(!pib_destroy_cq(&f->cq->ibcq, NULL));
 	FUZZ_CHECK(!pib_destroy_cq(&f->ucq->ibcq, NULL));
+	/* (an MR with a window bound to it cannot go) */
+	for (i = 0; i < 2; i++) {
+		FUZZ_CHECK(!pib_dealloc_mw(&f->mw[i]->ibmw));
+		free(f->mw[i]);
+	}
 	FUZZ_CHECK(!pib_dereg_mr(f->mr, NULL));
 	free(f->srq);
 	free(f->cq);

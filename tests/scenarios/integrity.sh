@@ -7,7 +7,9 @@
 # layouts from host2 to host1 and checks every byte, first on a clean LAN,
 # then while netem drops, duplicates, reorders and corrupts packets on both
 # hosts (every message must arrive once and intact), then with the LAN cut
-# (the QP must fail with a retry-exceeded status, in bounded time).
+# (the QP must fail with a retry-exceeded status, in bounded time). Two
+# runs write and read through memory windows host1 binds (type 1 on the
+# clean LAN, type 2 on the bad one).
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -19,15 +21,17 @@ tool=$PIB_BUILD/tools/pib-integrity
 ack=()
 [ "${PIB_TIMEOUT_FACTOR:-1}" -gt 1 ] && ack=(--timeout 18)
 
-# integrity NAME CLIENT-OPTIONS...: one run, host1 serving, host2 the client.
-# With $server_may_fail set, only the client's verdict counts (a cut LAN
-# leaves the server with a peer that went away).
+# integrity NAME CLIENT-OPTIONS...: one run, host1 serving (with the
+# options in $server_opts), host2 the client. With $server_may_fail set,
+# only the client's verdict counts (a cut LAN leaves the server with a
+# peer that went away).
 integrity() {
 	local name=$1 out st=0
 	shift
 	if [ "$PIB_HOST" = 1 ]; then
+		# shellcheck disable=SC2086 # (options, split on purpose)
 		"$tool" --server -d pibeth0 --deadline "$(tf 400)" "${ack[@]}" \
-			>"$PIB_RESULTS/$name.server" 2>&1 &
+			${server_opts:-} >"$PIB_RESULTS/$name.server" 2>&1 &
 		local pid=$!
 		barrier "listen-$name"
 		wait "$pid" || st=$?
@@ -58,11 +62,19 @@ pib_netem() {
 pib_install
 pib_fabric_up
 integrity "clean LAN" -n 400 -s 200000 --sge 3 -S 1
+server_opts="--mw 1" integrity "type 1 memory windows" -n 100 -s 100000 \
+	--ops write,read -S 5
+[ "$PIB_HOST" = 1 ] && check "host1 served them through type 1 windows" \
+	grep -q "memory windows of type 1 bound" "$PIB_RESULTS/type 1 memory windows.server"
 pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
 integrity "bad LAN" -n 300 -s 100000 --sge 4 -S 2
 integrity "bad LAN, writes and reads" -n 200 -s 300000 --ops write,read -S 3
+server_opts="--mw 2" integrity "bad LAN, type 2 memory windows" -n 100 \
+	-s 100000 --ops write,read -S 6
+[ "$PIB_HOST" = 1 ] && check "host1 served them through type 2 windows" \
+	grep -q "memory windows of type 2 bound" "$PIB_RESULTS/bad LAN, type 2 memory windows.server"
 check "LAN cut for pib" pib_netem loss 100%
 # host2's requester under pib's tracepoints (through tracefs): timeouts
 # and retransmits until the retries run out, the failed WQE's completion

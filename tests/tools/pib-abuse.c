@@ -13,6 +13,8 @@
  *   memlock     as an unprivileged user with a small RLIMIT_MEMLOCK,
  *               ibv_reg_mr of more than that fails with ENOMEM
  *   keys        MR keys are not predictable: not a run of indices
+ *   mw          the rules of memory windows hold against a process that
+ *               breaks them (binds, invalidations, deregistration)
  *   limits      modify_qp refuses attributes wider than their IBA fields
  *   flush-hang  a thread keeps the SQ and RQ producer indices ahead of the
  *               kernel while the QP goes to ERR: the flush still ends
@@ -54,6 +56,8 @@
 #define NOBODY		65534
 
 static const char *dev_name;
+/* The port's LID, for a QP connected to itself that must reach itself. */
+static uint16_t self_lid;
 static unsigned int seconds = 20;
 static int failures;
 
@@ -106,6 +110,7 @@ static struct ibv_context *open_dev(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
+	struct ibv_port_attr pa;
 	int i;
 
 	if (!list)
@@ -116,6 +121,8 @@ static struct ibv_context *open_dev(void)
 	ibv_free_device_list(list);
 	if (!ctx)
 		die("cannot open %s", dev_name);
+	if (!ibv_query_port(ctx, 1, &pa))
+		self_lid = pa.lid;
 	return ctx;
 }
 
@@ -176,8 +183,11 @@ static struct ibv_qp *make_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 	return ibv_create_qp(pd, &a);
 }
 
-/* RESET -> INIT -> RTR -> RTS, connected to itself (RC, UC). */
-static int qp_to_rts(struct ibv_qp *qp)
+/*
+ * RESET -> INIT -> RTR -> RTS, connected to QP @dqpn (RC, UC) at LID
+ * @dlid (0: through no port, its packets go nowhere).
+ */
+static int qp_to_rts_at(struct ibv_qp *qp, uint32_t dqpn, uint16_t dlid)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = 0x11111111,
@@ -193,10 +203,11 @@ static int qp_to_rts(struct ibv_qp *qp)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
 	a.path_mtu = IBV_MTU_256;
-	a.dest_qp_num = qp->qp_num;
+	a.dest_qp_num = dqpn;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 1;
 	a.ah_attr.port_num = 1;
+	a.ah_attr.dlid = dlid;
 	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | (ud ? 0 : IBV_QP_AV | IBV_QP_PATH_MTU |
 			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			    (qp->qp_type == IBV_QPT_RC ? IBV_QP_MAX_DEST_RD_ATOMIC |
@@ -213,6 +224,12 @@ static int qp_to_rts(struct ibv_qp *qp)
 			     (qp->qp_type == IBV_QPT_RC ? IBV_QP_TIMEOUT |
 			      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			      IBV_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+/* RESET -> RTS, connected to itself through no port. */
+static int qp_to_rts(struct ibv_qp *qp)
+{
+	return qp_to_rts_at(qp, qp->qp_num, 0);
 }
 
 static int qp_to_state(struct ibv_qp *qp, enum ibv_qp_state state)
@@ -364,6 +381,167 @@ static void test_keys(struct ibv_context *ctx)
 		ok("MR key indices are spread (%#x .. %#x)", idx[0], idx[N - 1]);
 	for (i = 0; i < N; i++)
 		ibv_dereg_mr(mr[i]);
+	ibv_dealloc_pd(pd);
+}
+
+/* The status of the next completion of @cq within 5 s, or -1. */
+static int next_status(struct ibv_cq *cq)
+{
+	double end = now() + 5;
+	struct ibv_wc wc;
+	int n;
+
+	while ((n = ibv_poll_cq(cq, 1, &wc)) == 0 && now() < end)
+		usleep(1000);
+	return n == 1 ? (int)wc.status : -1;
+}
+
+/*
+ * Two RC QPs connected to each other through the port, each with a CQ of
+ * its own: @a the requester, @b the responder whose windows are bound.
+ */
+static void qp_pair(struct ibv_pd *pd, struct ibv_qp **a, struct ibv_qp **b)
+{
+	*a = make_qp(pd, make_cq(pd->context, 16), NULL, IBV_QPT_RC, 8, 1);
+	*b = make_qp(pd, make_cq(pd->context, 16), NULL, IBV_QPT_RC, 8, 1);
+	if (!*a || !*b || qp_to_rts_at(*a, (*b)->qp_num, self_lid) ||
+	    qp_to_rts_at(*b, (*a)->qp_num, self_lid))
+		die("two connected RC QPs: %s", strerror(errno));
+}
+
+static void qp_pair_destroy(struct ibv_qp *a, struct ibv_qp *b)
+{
+	struct ibv_cq *ca = a->send_cq, *cb = b->send_cq;
+
+	if (ibv_destroy_qp(a) || ibv_destroy_qp(b) || ibv_destroy_cq(ca) ||
+	    ibv_destroy_cq(cb))
+		fail("destroying two QPs and their CQs: %s", strerror(errno));
+}
+
+/* Bind type 2 window @mw to @len bytes of @mr: its completion's status. */
+static int bind2(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mr *mr,
+		 uint64_t len, uint32_t rkey)
+{
+	struct ibv_send_wr wr = {
+		.opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED,
+		.bind_mw = { .mw = mw, .rkey = rkey, .bind_info = {
+			.mr = mr, .addr = (uintptr_t)mr->addr, .length = len,
+			.mw_access_flags = IBV_ACCESS_REMOTE_WRITE } },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad) ? -1 : next_status(qp->send_cq);
+}
+
+/* Bind type 1 window @mw to @mr with @access: its completion's status. */
+static int bind1(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mr *mr,
+		 int access)
+{
+	struct ibv_mw_bind b = { .send_flags = IBV_SEND_SIGNALED, .bind_info = {
+		.mr = mr, .addr = (uintptr_t)mr->addr, .length = mr->length,
+		.mw_access_flags = access } };
+
+	return ibv_bind_mw(qp, mw, &b) ? -1 : next_status(qp->send_cq);
+}
+
+/* An 8-byte RDMA WRITE from @src through @rkey at @addr: its status. */
+static int write_via(struct ibv_qp *qp, struct ibv_mr *src, uint64_t addr,
+		     uint32_t rkey)
+{
+	struct ibv_sge sge = { (uintptr_t)src->addr, 8, src->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED, .wr.rdma = { addr, rkey },
+	}, *bad;
+
+	return ibv_post_send(qp, &wr, &bad) ? -1 : next_status(qp->send_cq);
+}
+
+/* @st is the status @want: ok, or fail naming both. */
+static void expect_status(int st, int want, const char *what)
+{
+	if (st == want)
+		ok("%s (%s)", what, ibv_wc_status_str(want));
+	else
+		fail("%s: %s, not %s", what, st < 0 ? "no completion" :
+		     ibv_wc_status_str(st), ibv_wc_status_str(want));
+}
+
+/*
+ * mw: a type 2 window bound to an MR keeps it from deregistration, is not
+ * bound twice, works on its own QP only, and is unbound when that QP is
+ * destroyed; binds of a type 1 window that is zero-based, or onto an MR
+ * without MW_BIND access, fail; LOCAL_INV does not unbind a type 1 window.
+ * A failure puts a QP in error, and a remote access error its peer too:
+ * each check has a pair of QPs of its own.
+ */
+static void test_mw(struct ibv_context *ctx)
+{
+	static char buf[4096], src[64];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_send_wr inv = { .opcode = IBV_WR_LOCAL_INV,
+				   .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_mr *mr, *smr, *plain;
+	struct ibv_mw *mw1, *mw2, *mw3;
+	struct ibv_qp *a, *b, *c, *d;
+	uint32_t rkey;
+	int err;
+
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_MW_BIND);
+	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	plain = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	mw3 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (!mr || !smr || !plain || !mw1 || !mw2 || !mw3)
+		die("MRs and memory windows: %s", strerror(errno));
+	qp_pair(pd, &a, &b);
+	rkey = ibv_inc_rkey(mw2->rkey);
+	expect_status(bind2(b, mw2, mr, sizeof(buf), rkey), IBV_WC_SUCCESS,
+		      "a type 2 window is bound");
+	expect_status(write_via(a, smr, (uintptr_t)buf, rkey), IBV_WC_SUCCESS,
+		      "a WRITE through it to its QP");
+	err = ibv_dereg_mr(mr);
+	if (err == EBUSY)
+		ok("an MR with a window bound to it is not deregistered (EBUSY)");
+	else
+		fail("ibv_dereg_mr of an MR with a window bound: %s", strerror(err));
+	qp_pair(pd, &c, &d);
+	expect_status(write_via(c, smr, (uintptr_t)buf, rkey),
+		      IBV_WC_REM_ACCESS_ERR, "its R_Key at another QP");
+	qp_pair_destroy(c, d);
+	expect_status(bind2(b, mw2, mr, 64, ibv_inc_rkey(rkey)),
+		      IBV_WC_MW_BIND_ERR, "a bound type 2 window is not bound again");
+	qp_pair_destroy(a, b);
+	qp_pair(pd, &a, &b);
+	expect_status(bind2(b, mw2, mr, 64, ibv_inc_rkey(rkey)), IBV_WC_SUCCESS,
+		      "its QP destroyed, the window is bound anew");
+	expect_status(bind2(a, mw3, plain, 8, ibv_inc_rkey(mw3->rkey)),
+		      IBV_WC_MW_BIND_ERR, "a bind onto an MR without MW_BIND access");
+	qp_pair_destroy(a, b);
+	qp_pair(pd, &a, &b);
+	expect_status(bind1(a, mw1, mr, IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_ZERO_BASED), IBV_WC_MW_BIND_ERR,
+		      "a zero-based type 1 window");
+	expect_status(bind1(b, mw1, mr, IBV_ACCESS_REMOTE_WRITE),
+		      IBV_WC_SUCCESS, "a type 1 window is bound");
+	inv.invalidate_rkey = mw1->rkey;
+	expect_status(ibv_post_send(b, &inv, &bad) ? -1 :
+		      next_status(b->send_cq), IBV_WC_MW_BIND_ERR,
+		      "LOCAL_INV of a type 1 window");
+	qp_pair_destroy(a, b);
+	if (ibv_dealloc_mw(mw1) || ibv_dealloc_mw(mw2) || ibv_dealloc_mw(mw3))
+		fail("ibv_dealloc_mw: %s", strerror(errno));
+	err = ibv_dereg_mr(mr);
+	if (err)
+		fail("ibv_dereg_mr once its windows are gone: %s", strerror(err));
+	else
+		ok("the MR is deregistered once its windows are gone");
+	ibv_dereg_mr(smr);
+	ibv_dereg_mr(plain);
+	device_works(pd, "breaking the rules of memory windows");
 	ibv_dealloc_pd(pd);
 }
 
@@ -804,6 +982,7 @@ struct pool {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd[POOL];
 	struct ibv_mr *mr[POOL];
+	struct ibv_mw *mw[POOL];
 	struct ibv_cq *cq[POOL];
 	struct ibv_srq *srq[POOL];
 	struct ibv_qp *qp[POOL];
@@ -1125,6 +1304,47 @@ static void v_query(struct pool *p)
 }
 
 /* Destroy everything, users before what they use. */
+/*
+ * Memory windows: allocated of any type, bound (a type 1 window with
+ * ibv_bind_mw(), a type 2 with a work request) on any QP to any MR with
+ * any bounds, key and flags, deallocated.
+ */
+static void v_mw(struct pool *p)
+{
+	struct ibv_pd *pd = some(p, (void **)p->pd);
+	struct ibv_qp *qp = some(p, (void **)p->qp);
+	struct ibv_mr *mr = some(p, (void **)p->mr);
+	struct ibv_mw_bind_info info = {
+		.mr = mr, .addr = (mr ? (uintptr_t)mr->addr : 0) + any(p, 64),
+		.length = any(p, 8192), .mw_access_flags = any(p, 0x3f),
+	};
+	struct ibv_mw_bind b = { .send_flags = IBV_SEND_SIGNALED,
+				 .bind_info = info };
+	struct ibv_send_wr wr = { .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	int i = pick(p, POOL);
+
+	if (!p->mw[i]) {
+		if (pd) {
+			p->mw[i] = ibv_alloc_mw(pd, any(p, 3));
+			counted(p, !p->mw[i]);
+		}
+		return;
+	}
+	if (!pick(p, 3)) {
+		counted(p, ibv_dealloc_mw(p->mw[i]));
+		p->mw[i] = NULL;
+	} else if (qp && p->mw[i]->type == IBV_MW_TYPE_1) {
+		counted(p, ibv_bind_mw(qp, p->mw[i], &b));
+	} else if (qp) {
+		wr.bind_mw.mw = p->mw[i];
+		wr.bind_mw.rkey = pick(p, 4) ? ibv_inc_rkey(p->mw[i]->rkey) :
+					       any(p, 0xff);
+		wr.bind_mw.bind_info = info;
+		counted(p, ibv_post_send(qp, &wr, &bad));
+	}
+}
+
 static void pool_clear(struct pool *p)
 {
 	int i;
@@ -1138,6 +1358,12 @@ static void pool_clear(struct pool *p)
 			fail("ibv_destroy_ah: %s", strerror(errno));
 		p->qp[i] = NULL;
 		p->ah[i] = NULL;
+	}
+	/* (before the MRs: an MR with a window bound to it cannot go) */
+	for (i = 0; i < POOL; i++) {
+		if (p->mw[i] && ibv_dealloc_mw(p->mw[i]))
+			fail("ibv_dealloc_mw: %s", strerror(errno));
+		p->mw[i] = NULL;
 	}
 	for (i = 0; i < POOL; i++) {
 		if (p->srq[i] && ibv_destroy_srq(p->srq[i]))
@@ -1160,8 +1386,8 @@ static void pool_clear(struct pool *p)
 static void verbs_run(struct ibv_context *ctx)
 {
 	static void (*const verbs[])(struct pool *p) = {
-		v_pd, v_mr, v_mr, v_cq, v_cq, v_srq, v_qp, v_qp, v_qp, v_qp,
-		v_qp, v_ah, v_query,
+		v_pd, v_mr, v_mr, v_mw, v_cq, v_cq, v_srq, v_qp, v_qp, v_qp,
+		v_qp, v_qp, v_ah, v_query,
 	};
 	struct pool p = { .ctx = ctx, .buf_len = 1 << 16 };
 	double end = now() + seconds;
@@ -1272,7 +1498,7 @@ static void test_objects(struct ibv_context *ctx, unsigned int mb)
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " -d DEV [-t SECONDS] TEST...\n"
-		"tests: reg-mr memlock keys limits flush-hang mmap-race scribble\n"
+		"tests: reg-mr memlock keys mw limits flush-hang mmap-race scribble\n"
 		"       verbs objects MB\n");
 	exit(2);
 }
@@ -1302,6 +1528,8 @@ int main(int argc, char **argv)
 			test_memlock();
 		else if (!strcmp(argv[i], "keys"))
 			test_keys(ctx);
+		else if (!strcmp(argv[i], "mw"))
+			test_mw(ctx);
 		else if (!strcmp(argv[i], "limits"))
 			test_limits(ctx);
 		else if (!strcmp(argv[i], "flush-hang"))

@@ -35,6 +35,12 @@
  * a retry-exceeded completion (IBV_WC_RETRY_EXC_ERR, IBV_WC_RNR_RETRY_EXC_ERR)
  * before it finishes (the QP's retry count is then 6 unless given: rdma_rxe
  * retries forever at 7). Nothing waits past --deadline.
+ *
+ * With --mw 1 or 2, the server gives the client R_Keys of memory windows
+ * (of that type) bound to its slots and its read region instead of its
+ * MRs' R_Keys: every WRITE and READ goes through a window. Once the QP is
+ * connected, the server binds them (ibv_bind_mw(), or IBV_WR_BIND_MW on
+ * the QP) with the R_Keys it announced.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -78,6 +84,8 @@
 #define WR_RECV		(1ull << 63)	/* wr_id flag: receive work request */
 #define HDR_LEN		16
 #define DEF_PORT	18777
+/* The wr_id of a memory window's bind (--mw). */
+#define BIND_WR_ID	0xb1d0b1d0b1d0b1d0ull
 
 enum op { OP_SEND, OP_WRITE, OP_READ, OP_NUM };
 static const char *const op_name[OP_NUM] = { "SEND", "WRITE_IMM", "READ" };
@@ -86,6 +94,7 @@ enum frame_type { F_HELLO = 1, F_CONN, F_READY, F_DONE, F_RESULT, F_FAIL };
 
 struct cfg {
 	bool server, expect_failure, busy_poll;
+	int mw;
 	const char *host, *device;
 	int port, ib_port, gid_index;
 	unsigned int count, max_size, window, sge, ops;
@@ -136,6 +145,7 @@ struct rdma {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *slots_mr, *read_mr, *credit_mr;
+	struct ibv_mw *slots_mw, *read_mw;
 	uint8_t *slots, *readbuf, *credit;
 	size_t slot_size, slots_len, read_size, credit_len;
 	struct ibv_port_attr port;
@@ -741,6 +751,25 @@ static void check_caps(void)
 }
 
 /* PD, CQ, QP and memory, once the run's parameters are known. */
+static struct ibv_mw *mw_new(const char *what)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(r.pd, cfg.mw == 1 ? IBV_MW_TYPE_1 :
+					 IBV_MW_TYPE_2);
+
+	if (!mw)
+		die("ibv_alloc_mw (type %d, %s): %s", cfg.mw, what, strerror(errno));
+	return mw;
+}
+
+/* Windows for the client's WRITEs and READs, with the R_Keys of their binds. */
+static void mw_alloc(void)
+{
+	r.slots_mw = mw_new("slots");
+	r.read_mw = mw_new("read region");
+	r.me.slots_rkey = ibv_inc_rkey(r.slots_mw->rkey);
+	r.me.read_rkey = ibv_inc_rkey(r.read_mw->rkey);
+}
+
 static void create_resources(void)
 {
 	uint32_t send_wr = cfg.server ? CREDIT_DEPTH : cfg.window;
@@ -786,14 +815,20 @@ static void create_resources(void)
 	read_expect = alloc_buf(r.read_size);
 	fill_random(read_expect, r.read_size, cfg.seed ^ 0x5245414452454144ull);
 	if (cfg.server) {
-		r.slots_mr = reg(r.slots, r.slots_len, rw | IBV_ACCESS_REMOTE_WRITE, "slots");
+		int bind = cfg.mw ? IBV_ACCESS_MW_BIND : 0;
+
+		r.slots_mr = reg(r.slots, r.slots_len,
+				 rw | IBV_ACCESS_REMOTE_WRITE | bind, "slots");
 		r.readbuf = alloc_buf(r.read_size);
 		memcpy(r.readbuf, read_expect, r.read_size);
-		r.read_mr = reg(r.readbuf, r.read_size, IBV_ACCESS_REMOTE_READ, "read region");
+		r.read_mr = reg(r.readbuf, r.read_size, IBV_ACCESS_REMOTE_READ | bind,
+				"read region");
 		r.me.slots_addr = (uintptr_t)r.slots;
 		r.me.slots_rkey = r.slots_mr->rkey;
 		r.me.read_addr = (uintptr_t)r.readbuf;
 		r.me.read_rkey = r.read_mr->rkey;
+		if (cfg.mw)
+			mw_alloc();
 		r.me.slot_size = r.slot_size;
 		r.me.read_size = r.read_size;
 	} else {
@@ -801,6 +836,61 @@ static void create_resources(void)
 	}
 	r.me.qpn = r.qp->qp_num;
 	r.me.psn = (uint32_t)(time(NULL) ^ getpid() ^ (cfg.seed >> 16)) & 0xffffff;
+}
+
+/* Bind @mw to all of @mr with @access and the R_Key @rkey; wr_id @id. */
+static void mw_bind(struct ibv_mw *mw, struct ibv_mr *mr, int access,
+		    uint32_t rkey, uint64_t id)
+{
+	struct ibv_mw_bind_info info = {
+		.mr = mr, .addr = (uintptr_t)mr->addr, .length = mr->length,
+		.mw_access_flags = access,
+	};
+	struct ibv_mw_bind b = { .wr_id = id, .send_flags = IBV_SEND_SIGNALED,
+				 .bind_info = info };
+	struct ibv_send_wr wr = { .wr_id = id, .opcode = IBV_WR_BIND_MW,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .bind_mw = { .mw = mw, .rkey = rkey, .bind_info = info } };
+	struct ibv_send_wr *bad;
+	int err;
+
+	err = cfg.mw == 1 ? ibv_bind_mw(r.qp, mw, &b) : ibv_post_send(r.qp, &wr, &bad);
+	if (err)
+		die("binding a type %d memory window: %s", cfg.mw, strerror(err));
+	if (cfg.mw == 1 && mw->rkey != rkey)
+		die("ibv_bind_mw gave R_Key 0x%x, not 0x%x", mw->rkey, rkey);
+}
+
+/* Bind the windows mw_alloc() announced, and wait for both completions. */
+static void mw_bind_all(void)
+{
+	struct ibv_wc wc;
+	int done = 0, n;
+
+	phase = "binding the memory windows";
+	mw_bind(r.slots_mw, r.slots_mr, IBV_ACCESS_REMOTE_WRITE, r.me.slots_rkey,
+		BIND_WR_ID);
+	mw_bind(r.read_mw, r.read_mr, IBV_ACCESS_REMOTE_READ, r.me.read_rkey,
+		BIND_WR_ID);
+	while (done < 2) {
+		n = ibv_poll_cq(r.cq, 1, &wc);
+		if (n < 0)
+			die("ibv_poll_cq: %d", n);
+		if (!n) {
+			if (ms_left() <= 0)
+				die("no completion for the memory windows' binds");
+			usleep(1000);
+			continue;
+		}
+		if (wc.wr_id != BIND_WR_ID || wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != IBV_WC_BIND_MW)
+			die("a bind completed with %s (opcode %d, wr_id 0x%llx)",
+			    ibv_wc_status_str(wc.status), wc.opcode,
+			    (unsigned long long)wc.wr_id);
+		done++;
+	}
+	info("memory windows of type %d bound: R_Keys 0x%x, 0x%x", cfg.mw,
+	     r.me.slots_rkey, r.me.read_rkey);
 }
 
 static void qp_modify(struct ibv_qp_attr *a, int mask, const char *what)
@@ -1381,9 +1471,14 @@ static void client_run(void)
 static void teardown(void)
 {
 	struct ibv_mr *mrs[] = { r.slots_mr, r.read_mr, r.credit_mr };
+	struct ibv_mw *mws[] = { r.slots_mw, r.read_mw };
 	int err;
 
 	phase = "tearing down";
+	/* (an MR with a window bound to it cannot go: EBUSY) */
+	for (size_t i = 0; i < sizeof(mws) / sizeof(mws[0]); i++)
+		if (mws[i] && (err = ibv_dealloc_mw(mws[i])))
+			die("ibv_dealloc_mw: %s", strerror(err));
 	err = ibv_destroy_qp(r.qp);
 	if (err)
 		die("ibv_destroy_qp: %s", strerror(err));
@@ -1444,7 +1539,9 @@ static void usage(void)
 		"      --rnr-retry N    QP RNR retry count (default 7: forever)\n"
 		"      --expect-failure pass only if the QP fails with a retry-exceeded status\n"
 		"      --deadline SEC   give up after SEC seconds (default 300)\n"
-		"      --poll           busy-poll the CQ instead of waiting for events\n",
+		"      --poll           busy-poll the CQ instead of waiting for events\n"
+		"      --mw TYPE        (server) WRITEs and READs through memory windows\n"
+		"                       of TYPE 1 or 2\n",
 		DEF_PORT, MAX_SGE);
 	exit(2);
 }
@@ -1488,7 +1585,7 @@ static unsigned int parse_ops(char *s)
 
 static void parse(int argc, char **argv)
 {
-	enum { O_SGE = 256, O_OPS, O_TIMEOUT, O_RETRY, O_RNR, O_EXPECT, O_DEADLINE, O_POLL,
+	enum { O_SGE = 256, O_OPS, O_TIMEOUT, O_RETRY, O_RNR, O_EXPECT, O_DEADLINE, O_POLL, O_MW,
 	       O_SERVER, O_CLIENT };
 	static const struct option lo[] = {
 		{ "server", no_argument, NULL, O_SERVER },
@@ -1509,6 +1606,7 @@ static void parse(int argc, char **argv)
 		{ "expect-failure", no_argument, NULL, O_EXPECT },
 		{ "deadline", required_argument, NULL, O_DEADLINE },
 		{ "poll", no_argument, NULL, O_POLL },
+		{ "mw", required_argument, NULL, O_MW },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1537,6 +1635,7 @@ static void parse(int argc, char **argv)
 		case O_EXPECT: cfg.expect_failure = true; break;
 		case O_DEADLINE: cfg.deadline = num(optarg, 1, 86400, "--deadline"); break;
 		case O_POLL: cfg.busy_poll = true; break;
+		case O_MW: cfg.mw = num(optarg, 1, 2, "--mw"); break;
 		default: usage();
 		}
 	}
@@ -1626,6 +1725,8 @@ int main(int argc, char **argv)
 
 	qp_connect();
 	if (cfg.server) {
+		if (cfg.mw)
+			mw_bind_all();
 		server_run();
 	} else {
 		for (uint32_t k = 0; k < CREDIT_RECVS; k++)

@@ -158,7 +158,7 @@ static void test_opcode_rules(void)
 		IBV_WR_TSO, IBV_WR_DRIVER1,
 	};
 	/* Bit i: all[i] allowed. */
-	const unsigned int rc = 0x27f, uc = 0x00f, ud = 0x00c;
+	const unsigned int rc = 0x3ff, uc = 0x18f, ud = 0x00c;
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
@@ -178,12 +178,14 @@ static void test_opcode_rules(void)
 	CHECK_EQ(pib_send_ops_supported(IBV_QPT_UC),
 		 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		 IBV_QP_EX_WITH_RDMA_WRITE |
-		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM);
+		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW);
 	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_SEND_WITH_INV);
 	CHECK(pib_send_ops_supported(IBV_QPT_RC) &
 	      IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD);
-	CHECK(!(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_LOCAL_INV));
-	CHECK(!(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_BIND_MW));
+	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_LOCAL_INV);
+	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_BIND_MW);
+	CHECK(!(pib_send_ops_supported(IBV_QPT_UD) & IBV_QP_EX_WITH_BIND_MW));
 	CHECK_EQ(pib_send_ops_supported(IBV_QPT_XRC_SEND), 0);
 }
 
@@ -355,6 +357,11 @@ static void test_send_bad(void)
 {
 	struct pib_sq rc = sq_new(IBV_QPT_RC, 8);
 	struct pib_sq uc = sq_new(IBV_QPT_UC, 8);
+	struct pib_sq ud = sq_new(IBV_QPT_UD, 8);
+	struct ibv_mw mw1 = { .context = FAKE_CTX, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = FAKE_CTX, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw other = { .type = IBV_MW_TYPE_2 };
+	struct ibv_mr mr = { .context = FAKE_CTX, .lkey = 5 };
 	struct ibv_sge sge[5] = { { .addr = 0x1000, .length = 8 } };
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND, .sg_list = sge };
 
@@ -368,11 +375,25 @@ static void test_send_bad(void)
 	wr.sg_list = sge;
 	wr.send_flags = IBV_SEND_IP_CSUM;
 	check_rejected(&rc, &wr);
-	wr.send_flags = 0;
+	wr.send_flags = IBV_SEND_INLINE;	/* nothing to inline */
 	wr.opcode = IBV_WR_LOCAL_INV;
 	check_rejected(&rc, &wr);
-	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = 0;
+	check_rejected(&ud, &wr);
+	wr.opcode = IBV_WR_BIND_MW;		/* no window */
 	check_rejected(&rc, &wr);
+	wr.bind_mw.mw = &mw1;			/* type 1: ibv_bind_mw() */
+	check_rejected(&rc, &wr);
+	wr.bind_mw.mw = &other;			/* another context's */
+	check_rejected(&rc, &wr);
+	wr.bind_mw.mw = &mw2;
+	wr.bind_mw.bind_info.length = 4096;	/* bytes of no MR */
+	check_rejected(&rc, &wr);
+	wr.bind_mw.bind_info.mr = &mr;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
+	check_rejected(&rc, &wr);
+	check_rejected(&ud, &wr);
+	wr.bind_mw.bind_info.mw_access_flags = 0;
 	wr.opcode = IBV_WR_RDMA_READ;
 	check_rejected(&uc, &wr);
 	wr.send_flags = IBV_SEND_INLINE;	/* nothing to inline in a READ */
@@ -394,6 +415,71 @@ static void test_send_bad(void)
 	check_rejected(&uc, &wr);
 	free(rc.ring.buf);
 	free(uc.ring.buf);
+	free(ud.ring.buf);
+}
+
+/*
+ * LOCAL_INV and BIND_MW: the rkey to invalidate, the bind's fields; no
+ * SGEs whatever the work request's list; ibv_bind_mw()'s WQE of a type 1
+ * window says so, and takes no type 2 window.
+ */
+static void test_send_mw(void)
+{
+	struct pib_sq sq = sq_new(IBV_QPT_UC, 8);
+	struct ibv_mw mw1 = { .context = FAKE_CTX, .rkey = 0x1234,
+			      .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .context = FAKE_CTX, .rkey = 0x5600,
+			      .type = IBV_MW_TYPE_2 };
+	struct ibv_mr mr = { .context = FAKE_CTX, .lkey = 0x77 };
+	struct ibv_sge sge = { .addr = 0x3000, .length = 8, .lkey = 9 };
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 1, .opcode = IBV_WR_LOCAL_INV, .sg_list = &sge,
+		  .num_sge = 1, .invalidate_rkey = 0x5601 },
+		{ .wr_id = 2, .opcode = IBV_WR_BIND_MW, .sg_list = &sge,
+		  .num_sge = 1, .bind_mw = { .mw = &mw2, .rkey = 0x5602,
+		  .bind_info = { .mr = &mr, .addr = 0x10000, .length = 4096,
+		  .mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				     IBV_ACCESS_ZERO_BASED } } },
+	};
+	struct ibv_send_wr *bad = NULL;
+	struct pib_send_wqe *wqe;
+	uint32_t posted = 0;
+
+	wr[0].next = &wr[1];
+	CHECK_EQ(pib_sq_post(&sq, wr, &bad, &posted), 0);
+	CHECK_EQ(posted, 2);
+	wqe = sq_wqe(&sq, 0);
+	CHECK_EQ(wqe->opcode, PIB_WR_LOCAL_INV);
+	CHECK_EQ(wqe->ex, 0x5601);
+	CHECK_EQ(wqe->num_sge, 0);
+	wqe = sq_wqe(&sq, 1);
+	CHECK_EQ(wqe->opcode, PIB_WR_BIND_MW);
+	CHECK_EQ(wqe->num_sge, 0);
+	CHECK_EQ(wqe->wr.bind.mw_rkey, 0x5600);
+	CHECK_EQ(wqe->wr.bind.rkey, 0x5602);
+	CHECK_EQ(wqe->wr.bind.lkey, 0x77);
+	CHECK_EQ(wqe->wr.bind.addr, 0x10000);
+	CHECK_EQ(wqe->wr.bind.length, 4096);
+	CHECK_EQ(wqe->wr.bind.access,
+		 PIB_ACCESS_REMOTE_WRITE | PIB_ACCESS_ZERO_BASED);
+	CHECK_EQ(wqe->wr.bind.flags, 0);
+	/* ibv_bind_mw() of a type 1 window, to unbind it: no MR. */
+	wr[1].bind_mw.mw = &mw1;
+	wr[1].bind_mw.rkey = 0x1235;
+	wr[1].bind_mw.bind_info.length = 0;
+	wr[1].bind_mw.bind_info.mr = NULL;
+	CHECK_EQ(pib_sq_post_bind1(&sq, &wr[1]), 0);
+	CHECK_EQ(pib_ring_hdr(&sq.ring)->producer, 3);
+	wqe = sq_wqe(&sq, 2);
+	CHECK_EQ(wqe->opcode, PIB_WR_BIND_MW);
+	CHECK_EQ(wqe->wr.bind.mw_rkey, 0x1234);
+	CHECK_EQ(wqe->wr.bind.rkey, 0x1235);
+	CHECK_EQ(wqe->wr.bind.lkey, 0);
+	CHECK_EQ(wqe->wr.bind.flags, PIB_BIND_TYPE_1);
+	wr[1].bind_mw.mw = &mw2;
+	CHECK_EQ(pib_sq_post_bind1(&sq, &wr[1]), EINVAL);
+	CHECK_EQ(pib_ring_hdr(&sq.ring)->producer, 3);
+	free(sq.ring.buf);
 }
 
 /* The first bad WR stops the list; the ones before it are posted. */
@@ -402,7 +488,7 @@ static void test_send_list_stops(void)
 	struct pib_sq sq = sq_new(IBV_QPT_RC, 8);
 	struct ibv_send_wr wr[3] = {
 		{ .wr_id = 1, .opcode = IBV_WR_SEND },
-		{ .wr_id = 2, .opcode = IBV_WR_LOCAL_INV },
+		{ .wr_id = 2, .opcode = IBV_WR_BIND_MW },	/* no window */
 		{ .wr_id = 3, .opcode = IBV_WR_SEND },
 	};
 	struct ibv_send_wr *bad = NULL;
@@ -900,6 +986,7 @@ int main(void)
 	test_send_opcodes();
 	test_send_inline();
 	test_send_bad();
+	test_send_mw();
 	test_send_list_stops();
 	test_send_full();
 	test_send_ud();

@@ -124,8 +124,19 @@ enum pib_wr_opcode {
 	PIB_WR_ATOMIC_CMP_AND_SWP	= 5,
 	PIB_WR_ATOMIC_FETCH_AND_ADD	= 6,
 	PIB_WR_LOCAL_INV		= 7,
+	PIB_WR_BIND_MW			= 8,
 	PIB_WR_SEND_WITH_INV		= 9,
 };
+
+/* A BIND_MW WQE's flags: the MW's type as the provider knows it. */
+#define PIB_BIND_TYPE_1		0x01
+
+/* A BIND_MW WQE's access flags: enum ibv_access_flags's values. */
+#define PIB_ACCESS_LOCAL_WRITE		0x01
+#define PIB_ACCESS_REMOTE_WRITE		0x02
+#define PIB_ACCESS_REMOTE_READ		0x04
+#define PIB_ACCESS_REMOTE_ATOMIC	0x08
+#define PIB_ACCESS_ZERO_BASED		0x20
 
 /* Send flags: enum ibv_send_flags's values. */
 #define PIB_SEND_FENCE		0x01
@@ -150,6 +161,19 @@ enum pib_wr_opcode {
  * @wr.reg.reserved: sizes @wr.reg.mr the same on every architecture
  * @wr.reg.key: the MR's new key
  * @wr.reg.access: the MR's new access flags (enum ib_access_flags)
+ * @wr.bind: BIND_MW: the window named by its current R_Key, bound to
+ *	[addr, addr + length) of the MR of @wr.bind.lkey with the R_Key
+ *	@wr.bind.rkey (the current one's index, a new key byte); length 0
+ *	unbinds a type 1 window. A type 1 window is bound with
+ *	ibv_bind_mw(), which posts this WQE with PIB_BIND_TYPE_1; a type 2
+ *	with IBV_WR_BIND_MW.
+ * @wr.bind.addr: the first byte of the MR the window shows
+ * @wr.bind.length: its bytes
+ * @wr.bind.mw_rkey: the window's R_Key now
+ * @wr.bind.rkey: its R_Key once bound
+ * @wr.bind.lkey: the MR's L_Key
+ * @wr.bind.access: PIB_ACCESS_REMOTE_* and PIB_ACCESS_ZERO_BASED
+ * @wr.bind.flags: PIB_BIND_*
  *
  * The header is followed by the SGEs the message comes from (or goes to,
  * for READ and atomics), or with PIB_SEND_INLINE by the message itself.
@@ -188,6 +212,16 @@ struct pib_send_wqe {
 			__u32 key;
 			__u32 access;
 		} reg;
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mw_rkey;
+			__u32 rkey;
+			__u32 lkey;
+			__u32 access;
+			__u32 flags;
+			__u32 reserved;
+		} bind;
 	} wr;
 };
 

@@ -393,6 +393,11 @@ int xa_alloc(struct xarray *xa, u32 *id, void *entry, struct xa_limit lim,
 int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
 		    struct xa_limit lim, u32 *next, gfp_t gfp);
 #define xa_destroy(xa)			((xa)->n = 0)
+/* Every entry that is not NULL, in slot order (the kernel's: by index). */
+#define xa_for_each(xa, idx, ent)					\
+	for (unsigned int kshim_xa_i = 0; kshim_xa_i < (xa)->n; kshim_xa_i++) \
+		if ((idx) = (xa)->index[kshim_xa_i],			\
+		    !((ent) = (xa)->entry[kshim_xa_i])) {} else
 #define xa_empty(xa)			(!(xa)->n)
 
 /* Time: jiffies move only when the harness advances them. */
@@ -879,6 +884,7 @@ enum ib_wc_opcode {
 	IB_WC_COMP_SWAP = IB_UVERBS_WC_COMP_SWAP,
 	IB_WC_FETCH_ADD = IB_UVERBS_WC_FETCH_ADD,
 	IB_WC_LOCAL_INV = IB_UVERBS_WC_LOCAL_INV,
+	IB_WC_BIND_MW = IB_UVERBS_WC_BIND_MW,
 	IB_WC_REG_MR = IB_UVERBS_WC_TSO + 1,
 	IB_WC_RECV = 1 << 7,
 	IB_WC_RECV_RDMA_WITH_IMM,
@@ -907,6 +913,8 @@ enum ib_access_flags {
 	IB_ACCESS_REMOTE_WRITE = IB_UVERBS_ACCESS_REMOTE_WRITE,
 	IB_ACCESS_REMOTE_READ = IB_UVERBS_ACCESS_REMOTE_READ,
 	IB_ACCESS_REMOTE_ATOMIC = IB_UVERBS_ACCESS_REMOTE_ATOMIC,
+	IB_ACCESS_MW_BIND = IB_UVERBS_ACCESS_MW_BIND,
+	IB_ZERO_BASED = IB_UVERBS_ACCESS_ZERO_BASED,
 	IB_ACCESS_OPTIONAL = IB_UVERBS_ACCESS_OPTIONAL_RANGE,
 };
 
@@ -1021,6 +1029,15 @@ struct ib_mr {
 	u32 lkey, rkey;
 	u64 iova, length;
 	unsigned int page_size;
+};
+
+enum ib_mw_type { IB_MW_TYPE_1 = 1, IB_MW_TYPE_2 = 2 };
+
+struct ib_mw {
+	struct ib_device *device;
+	struct ib_pd *pd;
+	u32 rkey;
+	enum ib_mw_type type;
 };
 
 struct ib_event;
