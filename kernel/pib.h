@@ -1412,6 +1412,9 @@ struct pib_mr *pib_mw_target(struct pib_mr *mw, const struct pib_qp *qp,
 int pib_mw_invalidate(struct pib_mr *mw, const struct pib_qp *qp);
 void pib_mw_qp_gone(struct pib_dev *dev, const struct pib_qp *qp);
 
+/* pib_main.c */
+extern struct device *pib_root;
+
 /* pib_qp.c: queue pairs */
 int pib_qp_init(void);
 void pib_qp_exit(void);

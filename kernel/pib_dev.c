@@ -397,6 +397,7 @@ int pib_dev_add(const char *name, struct net_device *ndev)
 
 	/* The admin chose the name: udev's rdma_rename must keep it. */
 	ib_mark_name_assigned_by_user(&dev->ibdev);
+	dev->ibdev.dev.parent = pib_root;
 	get_device(&dev->ibdev.dev);
 	err = ib_register_device(&dev->ibdev, name, NULL);
 	if (err) {

@@ -46,6 +46,13 @@ static struct notifier_block pib_netdev_nb = {
 	.notifier_call = pib_netdev_notify,
 };
 
+/*
+ * The parent device of every pib HCA, /sys/devices/pib. An HCA needs one:
+ * IPoIB makes it its interfaces' parent, and names it for ethtool -i (which
+ * udev asks of every new interface); with none, that is a NULL pointer.
+ */
+struct device *pib_root;
+
 static int __init pib_init(void)
 {
 	int err;
@@ -62,6 +69,12 @@ static int __init pib_init(void)
 		pib_qp_exit();
 		return err;
 	}
+	pib_root = root_device_register("pib");
+	if (IS_ERR(pib_root)) {
+		unregister_netdevice_notifier(&pib_netdev_nb);
+		pib_qp_exit();
+		return PTR_ERR(pib_root);
+	}
 	pib_net_init();
 	rdma_link_register(&pib_link_ops);
 	return 0;
@@ -72,6 +85,7 @@ static void __exit pib_exit(void)
 	/* No new devices once the link type is gone (it waits for newlink). */
 	rdma_link_unregister(&pib_link_ops);
 	pib_dev_remove_all();
+	root_device_unregister(pib_root);
 	unregister_netdevice_notifier(&pib_netdev_nb);
 	pib_net_exit();
 	pib_qp_exit();

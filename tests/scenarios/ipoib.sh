@@ -7,7 +7,7 @@
 # over it (datagram and connected mode), and rdma_cm resolves IPoIB
 # addresses to pib ports for rping, ucmatose, udaddy, mckey (multicast) and
 # perftest -R. A post_send that error injection fails costs IPoIB one
-# packet.
+# packet. ethtool -i ib0 names the HCA's parent device.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -20,6 +20,11 @@ ipoib_up rdma_ucm
 expect_eq "ib0 MTU: the group's 1024 less the IPoIB header" "$(cat /sys/class/net/ib0/mtu)" 1020
 expect_match "ib0's address carries pibeth0's GID" "$(cat /sys/class/net/ib0/address)" \
 	"fe:80:00:00:00:00:00:00:50:54:00:ff:fe:99:00:0$PIB_HOST\$"
+# IPoIB names its HCA's parent device for ethtool -i (udev asks it of
+# every new interface): pib's HCAs have one, /sys/devices/pib.
+expect_match "ethtool -i ib0: the HCA's parent" "$(ethtool -i ib0 2>&1)" '^bus-info: pib$'
+expect_eq "ib0 is pibeth0's: /sys/class/infiniband/pibeth0/device/net" \
+	"$(ls /sys/class/infiniband/pibeth0/device/net)" ib0
 barrier ipoib-up
 check "ping over ib0" ping -c 3 -W 5 "$other"
 check "ping over ib0, 4000 bytes (IP fragments)" ping -c 2 -s 4000 -W 5 "$other"
