@@ -1384,6 +1384,8 @@ bool pib_mr_key_invalidated(struct pib_dev *dev, u32 key);
 void pib_mr_put(struct pib_mr *mr);
 struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
 			    enum pib_mr_type type, int access);
+void pib_mr_unpublish(struct pib_dev *dev, struct pib_mr *mr);
+void pib_mr_release(struct pib_dev *dev, struct pib_mr *mr);
 void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr);
 void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr);
 bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access);

@@ -93,6 +93,19 @@ struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
 }
 
 /**
+ * pib_mr_unpublish() - take the MR out of the table, and wait for the
+ *	accesses in progress (they hold a reference each)
+ * @dev: the device
+ * @mr: the MR; pib_mr_release() frees it
+ */
+void pib_mr_unpublish(struct pib_dev *dev, struct pib_mr *mr)
+{
+	xa_erase(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT);
+	if (!refcount_dec_and_test(&mr->users))
+		wait_for_completion(&mr->unused);
+}
+
+/**
  * pib_mr_free() - undo pib_mr_alloc() and what was built on it
  * @dev: the device, from the caller: an MR that registration gives up on
  *	never had its ibmr.device set by the core
@@ -100,10 +113,17 @@ struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
  */
 void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 {
-	xa_erase(&dev->mrs, mr->key >> PIB_MR_KEY_SHIFT);
-	/* Wait for accesses in progress: they hold a reference each. */
-	if (!refcount_dec_and_test(&mr->users))
-		wait_for_completion(&mr->unused);
+	pib_mr_unpublish(dev, mr);
+	pib_mr_release(dev, mr);
+}
+
+/**
+ * pib_mr_release() - free an MR that pib_mr_unpublish() took out
+ * @dev: the device
+ * @mr: the MR
+ */
+void pib_mr_release(struct pib_dev *dev, struct pib_mr *mr)
+{
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	kvfree(mr->pages);

@@ -81,21 +81,28 @@ static void pib_mw_release(struct pib_mr *parent)
  * pib_dealloc_mw() - the dealloc_mw verb: unbind and free the window
  * @ibmw: the MW
  *
- * Return: 0, once no access uses the window any more.
+ * Out of the table first, once no access or bind uses it (each holds a
+ * reference): no bind can then make it hold an MR that it would never let
+ * go.
+ *
+ * Return: 0.
  */
 int pib_dealloc_mw(struct ib_mw *ibmw)
 {
+	struct pib_dev *dev = to_pib_dev(ibmw->device);
 	struct pib_mr *mw = to_pib_mw(ibmw)->mr;
 	struct pib_mr *parent;
 	unsigned long flags;
 
+	pib_mr_unpublish(dev, mw);
+	/* (pib_mw_qp_gone() may still see it, under RCU) */
 	spin_lock_irqsave(&mw->mw_lock, flags);
 	parent = pib_mw_unbind_locked(mw);
 	spin_unlock_irqrestore(&mw->mw_lock, flags);
 	pib_mw_release(parent);
 	if (mw->mw_type == IB_MW_TYPE_2)
-		atomic_dec(&to_pib_dev(ibmw->device)->mw2_count);
-	pib_mr_free(to_pib_dev(ibmw->device), mw);
+		atomic_dec(&dev->mw2_count);
+	pib_mr_release(dev, mw);
 	return 0;
 }
 
