@@ -224,8 +224,17 @@ static void pib_dev_tx(struct pib_dev *dev)
 		return;
 	/* Responses first: behind requests they would time out the peer's. */
 	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
-			    (skb = skb_dequeue(&dev->txq))))
+			    (skb = skb_dequeue(&dev->txq)))) {
+		/*
+		 * The port hears its own multicast, as an HCA does (IPoIB
+		 * drops what it sent itself): the QPs of this port attached
+		 * to the group get it here, since the switch sends nothing
+		 * back out the port it came in by.
+		 */
+		if (pib_lid_is_mcast(pib_lrh_dlid(skb->data)))
+			pib_hca_receive(dev, skb->data, skb->len);
 		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
+	}
 	clear_bit_unlock(PIB_TX_BUSY, &dev->tx_flags);
 	/* Pairs with test_and_set_bit() after a sender queued its packets. */
 	smp_mb__after_atomic();
