@@ -172,9 +172,10 @@ static uint64_t sm_sminfo_control(struct sm_ctx *c, unsigned int mod,
 {
 	uint64_t from = mad_get_field64((void *)data, 0, IB_SMINFO_GUID_F);
 
+	/* (any host may send one: a line only for the handover made) */
 	if (mod == SM_CTL_ACKNOWLEDGE)
-		sm_log(c, SM_LOG_INFO, "SMInfo: 0x%016" PRIx64 " acknowledged the handover\n",
-		       from);
+		sm_log(c, from == c->handover_guid ? SM_LOG_INFO : SM_LOG_DEBUG,
+		       "SMInfo: 0x%016" PRIx64 " acknowledged the handover\n", from);
 	if (mod >= sizeof(sm_controls) / sizeof(sm_controls[0]) ||
 	    !sm_controls[mod].why)
 		return 0;
@@ -228,7 +229,7 @@ static void sm_acknowledge(struct sm_ctx *c, uint64_t guid)
 	int i = sm_find_sm(c, guid);
 
 	if (i == SM_NONE || sm_sminfo_set(c, i, SM_CTL_ACKNOWLEDGE, SM_ROLE_STANDBY))
-		sm_log(c, SM_LOG_INFO, "SMInfo: cannot acknowledge the handover to 0x%016" PRIx64 "\n",
+		sm_log(c, SM_LOG_INFO, "SMInfo: cannot acknowledge the handover from 0x%016" PRIx64 "\n",
 		       guid);
 	else
 		sm_log(c, SM_LOG_INFO, "SMInfo: acknowledged the handover from 0x%016" PRIx64 "\n",
