@@ -127,8 +127,14 @@ wireshark_check() {
 if [ "$PIB_HOST" = 1 ]; then
 	expect_match "opensm: SUBNET UP" "$(cat "$PIB_RESULTS/opensm.log")" \
 		'SUBNET UP'
+	# But for an answer the kernel refused as a duplicate (umad's
+	# is_duplicate(): EINVAL): a requester that asked again, its first
+	# answer still on its way, when a loaded host made it wait past its
+	# timeout. opensm answers each request; the first answer serves.
 	expect_eq "opensm: no errors in its log" \
-		"$(grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20)" ""
+		"$(grep "ERR " "$PIB_RESULTS/opensm.log" |
+			grep -Ev 'ERR 5430: .* Method 0x[89][0-9A-Fa-f], .* failed -5 \(Invalid argument\)$|ERR 4C04: osm_vendor_send failed' |
+			tail -n 20)" ""
 fi
 cat /sys/kernel/debug/pib/eth0
 barrier "done"
