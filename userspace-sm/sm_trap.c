@@ -23,24 +23,14 @@
 /* IBA 14.2.5.1: the Notice attribute of SMPs. */
 #define SM_ATTR_NOTICE		0x0002
 /* IBA 13.4.8.2: a generic Notice of Type informational, from a CA. */
-#define SM_NOTICE_GENERIC_INFO	0x84
+#define SM_NOTICE_TYPE_INFO	4
 #define SM_NOTICE_PRODUCER_CA	1
-/* IBA 14.2.5.1 Trap 144 (local changes): its DataDetails' offsets in the
- * Notice, and the CapabilityMask change flag "SM priority changed". */
+/* IBA 14.2.5.1 Trap 144 (local changes), and the offset in the Notice of
+ * its CapabilityMask change flags (libibmad has no field for them), of
+ * which the low byte's "SM priority changed". */
 #define SM_TRAP_LOCAL_CHANGES	144
-#define SM_TRAP144_LID		12
-#define SM_TRAP144_CAPMASK	16
 #define SM_TRAP144_FLAGS	20
-#define SM_TRAP144_PRIO_CHANGE	0x0008
-
-/* Big-endian @v at @p (@n bytes). */
-static void sm_put_be(uint8_t *p, uint32_t v, unsigned int n)
-{
-	while (n--) {
-		p[n] = v & 0xff;
-		v >>= 8;
-	}
-}
+#define SM_TRAP144_PRIO_CHANGE	0x08
 
 /* The LID of node @i's entry port, as its PortInfo last said. */
 static uint16_t sm_entry_lid(const struct sm_ctx *c, int i)
@@ -73,22 +63,23 @@ void sm_trap_send_prio(struct sm_ctx *c, int i)
 		return;
 	}
 	mad = umad_get_mad(buf);
-	mad[0] = 1;			/* BaseVersion */
-	mad[1] = IB_SMI_CLASS;		/* LID-routed */
-	mad[2] = 1;			/* ClassVersion */
-	mad[3] = IB_MAD_METHOD_TRAP;
-	sm_put_be(mad + 12, ++c->smp_tid, 4);
-	sm_put_be(mad + 16, SM_ATTR_NOTICE, 2);
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, IB_SMI_CLASS);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_TRAP);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, ++c->smp_tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, SM_ATTR_NOTICE);
 	ntc = mad + IB_SMP_DATA_OFFS;
-	ntc[0] = SM_NOTICE_GENERIC_INFO;
-	sm_put_be(ntc + 1, SM_NOTICE_PRODUCER_CA, 3);
-	sm_put_be(ntc + 4, SM_TRAP_LOCAL_CHANGES, 2);
-	sm_put_be(ntc + 6, lid, 2);
-	sm_put_be(ntc + SM_TRAP144_LID, lid, 2);
-	sm_put_be(ntc + SM_TRAP144_CAPMASK,
-		  mad_get_field((void *)me->port[me->entry].port_info, 0,
-				IB_PORT_CAPMASK_F), 4);
-	sm_put_be(ntc + SM_TRAP144_FLAGS, SM_TRAP144_PRIO_CHANGE, 2);
+	mad_set_field(ntc, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(ntc, 0, IB_NOTICE_TYPE_F, SM_NOTICE_TYPE_INFO);
+	mad_set_field(ntc, 0, IB_NOTICE_PRODUCER_F, SM_NOTICE_PRODUCER_CA);
+	mad_set_field(ntc, 0, IB_NOTICE_TRAP_NUMBER_F, SM_TRAP_LOCAL_CHANGES);
+	mad_set_field(ntc, 0, IB_NOTICE_ISSUER_LID_F, lid);
+	mad_set_field(ntc, 0, IB_NOTICE_DATA_144_LID_F, lid);
+	mad_set_field(ntc, 0, IB_NOTICE_DATA_144_CAPMASK_F,
+		      mad_get_field((void *)me->port[me->entry].port_info, 0,
+				    IB_PORT_CAPMASK_F));
+	ntc[SM_TRAP144_FLAGS + 1] = SM_TRAP144_PRIO_CHANGE;
 	umad_set_addr(buf, dlid, 0, 0, 0);
 	if (umad_send(c->smi_port, c->smi_agent[0], buf, IB_MAD_SIZE, 0, 0) < 0)
 		sm_log(c, SM_LOG_DEBUG, "trap: no Trap 144 sent to LID %u\n", dlid);
