@@ -240,12 +240,14 @@ static int pib_ud_check(const struct pib_sq *sq, const struct ibv_ah *ah,
  * than @sq->max_inline (their sum goes to @inline_len), inline data with
  * READ or atomics, an atomic that is misaligned or has not one 8-byte SGE,
  * or a UD destination that is not an AH of this context or has a QPN of
- * more than 24 bits. @wr->next is not looked at.
+ * more than 24 bits, or a bind of another window type than @mw_type.
+ * @wr->next is not looked at.
  */
 static int pib_send_wr_check(const struct pib_sq *sq,
-			     const struct ibv_send_wr *wr, uint32_t *inline_len)
+			     const struct ibv_send_wr *wr, uint32_t *inline_len,
+			     enum ibv_mw_type mw_type)
 {
-	int err = pib_wr_hdr_check(sq, wr);
+	int err = pib_wr_hdr_check_mw(sq, wr, mw_type);
 
 	*inline_len = 0;
 	if (err || pib_wr_is_local(wr->opcode))
@@ -286,10 +288,9 @@ static uint32_t pib_wr_ex(const struct ibv_send_wr *wr)
 	}
 }
 
-/* A bind of @mw with the new R_Key @rkey; PIB_BIND_* @flags. */
+/* A bind of @mw with the new R_Key @rkey. */
 static void pib_wqe_set_bind(struct pib_send_wqe *wqe, const struct ibv_mw *mw,
-			     uint32_t rkey, const struct ibv_mw_bind_info *b,
-			     uint32_t flags)
+			     uint32_t rkey, const struct ibv_mw_bind_info *b)
 {
 	wqe->wr.bind.addr = b->addr;
 	wqe->wr.bind.length = b->length;
@@ -297,7 +298,7 @@ static void pib_wqe_set_bind(struct pib_send_wqe *wqe, const struct ibv_mw *mw,
 	wqe->wr.bind.rkey = rkey;
 	wqe->wr.bind.lkey = b->length ? b->mr->lkey : 0;
 	wqe->wr.bind.access = b->mw_access_flags;
-	wqe->wr.bind.flags = flags;
+	wqe->wr.bind.flags = mw->type == IBV_MW_TYPE_1 ? PIB_BIND_TYPE_1 : 0;
 }
 
 /* Everything of a checked @wr except its data and UD destination. */
@@ -326,7 +327,7 @@ static void pib_wqe_fill_hdr(struct pib_send_wqe *wqe,
 		break;
 	case IBV_WR_BIND_MW:
 		pib_wqe_set_bind(wqe, wr->bind_mw.mw, wr->bind_mw.rkey,
-				 &wr->bind_mw.bind_info, 0);
+				 &wr->bind_mw.bind_info);
 		break;
 	default:
 		break;
@@ -389,13 +390,16 @@ static void pib_wqe_set_inline_sges(struct pib_send_wqe *wqe, size_t n,
 	wqe->send_flags |= IBV_SEND_INLINE;
 }
 
-/* Check @wr and write it into slot @prod, which is not published yet. */
+/*
+ * Check @wr (a bind: of a window of @mw_type) and write it into slot
+ * @prod, which is not published yet.
+ */
 static int pib_sq_write(struct pib_sq *sq, const struct ibv_send_wr *wr,
-			uint32_t prod)
+			uint32_t prod, enum ibv_mw_type mw_type)
 {
 	struct pib_send_wqe *wqe;
 	uint32_t len;
-	int err = pib_send_wr_check(sq, wr, &len);
+	int err = pib_send_wr_check(sq, wr, &len, mw_type);
 
 	if (err)
 		return err;
@@ -435,7 +439,7 @@ int pib_sq_post(struct pib_sq *sq, struct ibv_send_wr *wr,
 	int err = 0;
 
 	for (; wr; wr = wr->next) {
-		err = pib_sq_write(sq, wr, prod);
+		err = pib_sq_write(sq, wr, prod, IBV_MW_TYPE_2);
 		if (err) {
 			*bad_wr = wr;
 			break;
@@ -456,18 +460,11 @@ int pib_sq_post(struct pib_sq *sq, struct ibv_send_wr *wr,
 int pib_sq_post_bind1(struct pib_sq *sq, const struct ibv_send_wr *wr)
 {
 	uint32_t prod = pib_ring_producer(&sq->ring);
-	struct pib_send_wqe *wqe;
-	int err = pib_wr_hdr_check_mw(sq, wr, IBV_MW_TYPE_1);
+	int err = pib_sq_write(sq, wr, prod, IBV_MW_TYPE_1);
 
-	if (err)
-		return err;
-	if (!pib_ring_room(&sq->ring, prod))
-		return ENOMEM;
-	wqe = pib_ring_entry(&sq->ring, prod);
-	pib_wqe_fill_hdr(wqe, wr);
-	wqe->wr.bind.flags = PIB_BIND_TYPE_1;
-	pib_ring_publish(&sq->ring, prod + 1);
-	return 0;
+	if (!err)
+		pib_ring_publish(&sq->ring, prod + 1);
+	return err;
 }
 
 /**
