@@ -280,7 +280,9 @@ static int pib_ktest_post_inv(struct pib_ktest *t, u32 rkey, u64 id)
 	return ib_post_send(t->a, &wr, NULL);
 }
 
-static int pib_ktest_post_send(struct pib_ktest *t, u64 id)
+/* A SEND of 64 bytes from the buffer on @qp, with @flags (IB_SEND_*). */
+static int pib_ktest_post_send(struct pib_ktest *t, struct ib_qp *qp, u64 id,
+			       int flags)
 {
 	struct ib_sge sge = {
 		.addr = (uintptr_t)t->buf,
@@ -290,15 +292,17 @@ static int pib_ktest_post_send(struct pib_ktest *t, u64 id)
 	struct ib_send_wr wr = {
 		.wr_id = id,
 		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
+		.send_flags = flags,
 		.sg_list = &sge,
 		.num_sge = 1,
 	};
 
-	return ib_post_send(t->a, &wr, NULL);
+	return ib_post_send(qp, &wr, NULL);
 }
 
-static int pib_ktest_post_recv(struct pib_ktest *t, struct ib_qp *qp, u64 id)
+/* A receive WR @id into the buffer's second half: on @srq, or else @qp. */
+static int pib_ktest_post_recv(struct pib_ktest *t, struct ib_qp *qp,
+			       struct ib_srq *srq, u64 id)
 {
 	struct ib_sge sge = {
 		.addr = (uintptr_t)t->buf + PAGE_SIZE / 2,
@@ -307,7 +311,8 @@ static int pib_ktest_post_recv(struct pib_ktest *t, struct ib_qp *qp, u64 id)
 	};
 	struct ib_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 
-	return ib_post_recv(qp, &wr, NULL);
+	return srq ? ib_post_srq_recv(srq, &wr, NULL) :
+		     ib_post_recv(qp, &wr, NULL);
 }
 
 /*
@@ -401,16 +406,16 @@ static void pib_ktest_local_behind(struct pib_ktest *t, const char *what,
 {
 	int err;
 
-	err = pib_ktest_post_send(t, id);
+	err = pib_ktest_post_send(t, t->a, id, IB_SEND_SIGNALED);
 	if (!err)
 		err = inv ? pib_ktest_post_inv(t, mr->rkey, id + 1) :
 			    pib_ktest_post_reg(t, mr, id + 1);
-	err = err ?: pib_ktest_post_send(t, id + 2);
+	err = err ?: pib_ktest_post_send(t, t->a, id + 2, IB_SEND_SIGNALED);
 	pib_ktest_check(t, !err, "%s: post SEND, %s, SEND", what,
 			inv ? "LOCAL_INV" : "REG_MR");
 	msleep(PIB_KTEST_SETTLE_MS);
-	err = pib_ktest_post_recv(t, t->b, id);
-	err = err ?: pib_ktest_post_recv(t, t->b, id + 2);
+	err = pib_ktest_post_recv(t, t->b, NULL, id);
+	err = err ?: pib_ktest_post_recv(t, t->b, NULL, id + 2);
 	pib_ktest_check(t, !err, "%s: post the receives", what);
 	pib_ktest_expect(t, what, id, IB_WC_SEND);
 	pib_ktest_expect(t, what, id + 1, inv ? IB_WC_LOCAL_INV : IB_WC_REG_MR);
@@ -438,77 +443,69 @@ out:
 	pib_ktest_put_pair(t);
 }
 
+/* A CQ, an SRQ and an RC QP on both (not connected). */
+struct pib_ktest_srq {
+	struct ib_cq *cq;
+	struct ib_srq *srq;
+	struct ib_qp *qp;
+};
+
+/*
+ * Make @s with an SRQ of @max_wr WQEs; a failure is a failed check that
+ * @what names. Return: 0, or a negative errno (pib_ktest_srq_put() frees
+ * what was made either way).
+ */
+static int pib_ktest_srq_get(struct pib_ktest *t, struct pib_ktest_srq *s,
+			     u32 max_wr, const char *what)
+{
+	struct ib_srq_init_attr sa = {
+		.attr = { .max_wr = max_wr, .max_sge = 1 },
+		.srq_type = IB_SRQT_BASIC,
+	};
+
+	s->qp = NULL;
+	s->cq = ib_alloc_cq(t->dev, NULL, PIB_KTEST_DEPTH, 0, IB_POLL_DIRECT);
+	s->srq = ib_create_srq(t->pd, &sa);
+	if (IS_ERR(s->cq) || IS_ERR(s->srq)) {
+		pib_ktest_check(t, false, "%s: a CQ and an SRQ", what);
+		return -ENOMEM;
+	}
+	s->qp = pib_ktest_qp(t, s->cq, s->srq);
+	if (IS_ERR(s->qp)) {
+		pib_ktest_check(t, false, "%s: a QP on the SRQ: %ld", what,
+				PTR_ERR(s->qp));
+		return PTR_ERR(s->qp);
+	}
+	return 0;
+}
+
+static void pib_ktest_srq_put(struct pib_ktest_srq *s)
+{
+	if (!IS_ERR_OR_NULL(s->qp))
+		ib_destroy_qp(s->qp);
+	if (!IS_ERR(s->srq))
+		ib_destroy_srq(s->srq);
+	if (!IS_ERR(s->cq))
+		ib_free_cq(s->cq);
+}
+
 /* A kernel QP on an SRQ goes to RESET (which forgets its receive queue). */
 static void pib_ktest_srq_reset(struct pib_ktest *t)
 {
-	struct ib_srq_init_attr sa = {
-		.attr = { .max_wr = PIB_KTEST_DEPTH, .max_sge = 1 },
-		.srq_type = IB_SRQT_BASIC,
-	};
 	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
-	struct ib_qp *qp = NULL;
-	struct ib_srq *srq;
-	struct ib_cq *cq;
+	struct pib_ktest_srq s;
 	int err;
 
-	cq = ib_alloc_cq(t->dev, NULL, PIB_KTEST_DEPTH, 0, IB_POLL_DIRECT);
-	srq = ib_create_srq(t->pd, &sa);
-	if (IS_ERR(cq) || IS_ERR(srq)) {
-		pib_ktest_check(t, false, "SRQ QP to RESET: a CQ and an SRQ");
+	if (pib_ktest_srq_get(t, &s, PIB_KTEST_DEPTH, "SRQ QP to RESET"))
 		goto out;
-	}
-	qp = pib_ktest_qp(t, cq, srq);
-	if (IS_ERR(qp)) {
-		pib_ktest_check(t, false, "SRQ QP to RESET: create: %ld", PTR_ERR(qp));
-		goto out;
-	}
-	err = pib_ktest_connect(t, qp, qp->qp_num);
+	err = pib_ktest_connect(t, s.qp, s.qp->qp_num);
 	pib_ktest_check(t, !err, "SRQ QP to RESET: to RTS: %d", err);
-	err = ib_modify_qp(qp, &a, IB_QP_STATE);
+	err = ib_modify_qp(s.qp, &a, IB_QP_STATE);
 	pib_ktest_check(t, !err, "SRQ QP to RESET: %d", err);
-	err = pib_ktest_connect(t, qp, qp->qp_num);
+	err = pib_ktest_connect(t, s.qp, s.qp->qp_num);
 	pib_ktest_check(t, !err, "SRQ QP to RTS again after RESET: %d", err);
 out:
-	if (!IS_ERR_OR_NULL(qp))
-		ib_destroy_qp(qp);
-	if (!IS_ERR(srq))
-		ib_destroy_srq(srq);
-	if (!IS_ERR(cq))
-		ib_free_cq(cq);
-}
-
-/* A receive WR @id on @srq, into the second half of the buffer. */
-static int pib_ktest_post_srq_recv(struct pib_ktest *t, struct ib_srq *srq,
-				   u64 id)
-{
-	struct ib_sge sge = {
-		.addr = (uintptr_t)t->buf + PAGE_SIZE / 2,
-		.length = 64,
-		.lkey = t->pd->local_dma_lkey,
-	};
-	struct ib_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
-
-	return ib_post_srq_recv(srq, &wr, NULL);
-}
-
-/* Four unsignaled SENDs from @qp, to itself. */
-static int pib_ktest_send4(struct pib_ktest *t, struct ib_qp *qp)
-{
-	struct ib_sge sge = {
-		.addr = (uintptr_t)t->buf,
-		.length = 64,
-		.lkey = t->pd->local_dma_lkey,
-	};
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_SEND,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	int i, err = 0;
-
-	for (i = 0; i < 4 && !err; i++)
-		err = ib_post_send(qp, &wr, NULL);
-	return err;
+	pib_ktest_srq_put(&s);
 }
 
 /*
@@ -520,45 +517,35 @@ static int pib_ktest_send4(struct pib_ktest *t, struct ib_qp *qp)
 static void pib_ktest_srq_resize(struct pib_ktest *t)
 {
 	const char *what = "SRQ resize";
-	struct ib_srq_init_attr sa = {
-		.attr = { .max_wr = 4, .max_sge = 1 },
-		.srq_type = IB_SRQT_BASIC,
-	};
 	struct ib_srq_attr ra = { .max_wr = 2 };
-	struct ib_qp *qp = NULL;
-	struct ib_srq *srq;
-	struct ib_cq *cq;
+	struct pib_ktest_srq s;
 	struct ib_wc wc;
 	int err = 0;
 	u64 id;
 
-	cq = ib_alloc_cq(t->dev, NULL, PIB_KTEST_DEPTH, 0, IB_POLL_DIRECT);
-	srq = ib_create_srq(t->pd, &sa);
-	if (IS_ERR(cq) || IS_ERR(srq)) {
-		pib_ktest_check(t, false, "%s: a CQ and an SRQ", what);
+	if (pib_ktest_srq_get(t, &s, 4, what))
 		goto out;
-	}
-	qp = pib_ktest_qp(t, cq, srq);
-	if (IS_ERR(qp) || pib_ktest_connect(t, qp, qp->qp_num)) {
-		pib_ktest_check(t, false, "%s: a QP on it, connected to itself", what);
+	if (pib_ktest_connect(t, s.qp, s.qp->qp_num)) {
+		pib_ktest_check(t, false, "%s: the QP connected to itself", what);
 		goto out;
 	}
 	for (id = 1; id <= 3 && !err; id++)
-		err = pib_ktest_post_srq_recv(t, srq, id);
+		err = pib_ktest_post_recv(t, NULL, s.srq, id);
 	pib_ktest_check(t, !err, "%s: 3 receives posted", what);
-	err = ib_modify_srq(srq, &ra, IB_SRQ_MAX_WR);
+	err = ib_modify_srq(s.srq, &ra, IB_SRQ_MAX_WR);
 	pib_ktest_check(t, err == -EINVAL,
 			"%s: to 2 WQEs, fewer than are posted: refused (%d)", what, err);
 	ra.max_wr = 64;
-	err = ib_modify_srq(srq, &ra, IB_SRQ_MAX_WR);
-	err = err ?: ib_query_srq(srq, &ra);
+	err = ib_modify_srq(s.srq, &ra, IB_SRQ_MAX_WR);
+	err = err ?: ib_query_srq(s.srq, &ra);
 	pib_ktest_check(t, !err && ra.max_wr >= 64, "%s: to 64 WQEs (%d, max_wr %u)",
 			what, err, ra.max_wr);
-	err = pib_ktest_post_srq_recv(t, srq, 4);
-	err = err ?: pib_ktest_send4(t, qp);
+	err = pib_ktest_post_recv(t, NULL, s.srq, 4);
+	for (id = 1; id <= 4 && !err; id++)
+		err = pib_ktest_post_send(t, s.qp, id, 0);
 	pib_ktest_check(t, !err, "%s: a fourth receive, and 4 SENDs posted", what);
 	for (id = 1; id <= 4; id++) {
-		if (!pib_ktest_poll(cq, &wc, PIB_KTEST_WAIT_MS)) {
+		if (!pib_ktest_poll(s.cq, &wc, PIB_KTEST_WAIT_MS)) {
 			pib_ktest_check(t, false, "%s: no completion for receive %llu",
 					what, id);
 			break;
@@ -569,12 +556,7 @@ static void pib_ktest_srq_resize(struct pib_ktest *t)
 				wc.wr_id, ib_wc_status_msg(wc.status));
 	}
 out:
-	if (!IS_ERR_OR_NULL(qp))
-		ib_destroy_qp(qp);
-	if (!IS_ERR(srq))
-		ib_destroy_srq(srq);
-	if (!IS_ERR(cq))
-		ib_free_cq(cq);
+	pib_ktest_srq_put(&s);
 }
 
 /*
