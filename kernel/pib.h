@@ -620,6 +620,20 @@ enum pib_mr_type {
 };
 
 /**
+ * struct pib_mr_pin - a process's memory, pinned for a user MR
+ * @umem: the pinned memory
+ * @pages: its pages, in order
+ * @npages: entries of @pages
+ * @page_off: the offset of the MR's first byte in @pages[0]
+ */
+struct pib_mr_pin {
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_off;
+};
+
+/**
  * struct pib_mr - a memory region
  * @ibmr: the RDMA core's MR
  * @type: enum pib_mr_type
@@ -627,14 +641,13 @@ enum pib_mr_type {
  * @key: the key the MR answers to. Not ibmr.lkey: a kernel consumer sets
  *	that to its next key (ib_update_fast_reg_key()) while work requests
  *	for the current one may still be queued, and REG_MR makes it current.
- * @valid: a fast-register MR is registered and not invalidated
+ * @valid: the data path may use the MR: false while a fast-register MR is
+ *	not registered or invalidated, and while a user MR is reregistered.
+ *	Set true with smp_store_release(), once the rest is in place.
  * @users: references: 1 for the table, 1 per access in progress
  * @unused: completed when the last access after deregistration ends
  * @rcu: the lookup runs under RCU
- * @umem: PIB_MR_USER: the pinned memory
- * @pages: PIB_MR_USER: its pages
- * @npages: PIB_MR_USER: entries of @pages
- * @page_off: PIB_MR_USER: offset of the start in the first page
+ * @pin: PIB_MR_USER: the pinned memory
  * @fast: PIB_MR_FAST: kernel addresses of its pages (ibmr.page_size each)
  * @max_fast: PIB_MR_FAST: entries @fast has room for
  * @nfast: PIB_MR_FAST: entries map_mr_sg filled
@@ -660,10 +673,7 @@ struct pib_mr {
 	refcount_t users;
 	struct completion unused;
 	struct rcu_head rcu;
-	struct ib_umem *umem;
-	struct page **pages;
-	unsigned long npages;
-	unsigned int page_off;
+	struct pib_mr_pin pin;
 	u64 *fast;
 	u32 max_fast;
 	u32 nfast;
@@ -1378,6 +1388,9 @@ struct ib_mr *pib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 			   u32 max_num_sg);
 int pib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		  unsigned int *sg_offset);
+struct ib_mr *pib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 virt_addr, int access,
+				struct ib_pd *ibpd, struct ib_udata *udata);
 int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key);
 bool pib_mr_key_invalidated(struct pib_dev *dev, u32 key);

@@ -92,6 +92,15 @@ struct pib_mr *pib_mr_alloc(struct pib_dev *dev, struct ib_pd *ibpd,
 	return mr;
 }
 
+/* Unpin what pib_mr_pin() pinned, if anything. */
+static void pib_mr_unpin(struct pib_mr_pin *pin)
+{
+	if (pin->umem)
+		ib_umem_release(pin->umem);
+	kvfree(pin->pages);
+	*pin = (struct pib_mr_pin){};
+}
+
 /**
  * pib_mr_unpublish() - take the MR out of the table, and wait for the
  *	accesses in progress (they hold a reference each)
@@ -124,9 +133,7 @@ void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
  */
 void pib_mr_release(struct pib_dev *dev, struct pib_mr *mr)
 {
-	if (mr->umem)
-		ib_umem_release(mr->umem);
-	kvfree(mr->pages);
+	pib_mr_unpin(&mr->pin);
 	kfree(mr->fast);
 	kfree_rcu(mr, rcu);
 	atomic_dec(&dev->mr_count);
@@ -163,24 +170,61 @@ struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-/* The pages of a pinned user region, in order. */
-static int pib_mr_user_pages(struct pib_mr *mr)
+/* The pages of pinned user memory, in order. */
+static int pib_mr_pin_pages(struct pib_mr_pin *pin)
 {
-	struct ib_umem *umem = mr->umem;
 	struct sg_page_iter iter;
 	unsigned long i = 0;
 
-	mr->page_off = ib_umem_offset(umem);
-	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvcalloc(mr->npages, sizeof(*mr->pages), PIB_GFP_USER);
-	if (!mr->pages)
+	pin->page_off = ib_umem_offset(pin->umem);
+	pin->npages = ib_umem_num_pages(pin->umem);
+	pin->pages = kvcalloc(pin->npages, sizeof(*pin->pages), PIB_GFP_USER);
+	if (!pin->pages)
 		return -ENOMEM;
-	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
-		if (i == mr->npages)
+	for_each_sgtable_page(&pin->umem->sgt_append.sgt, &iter, 0) {
+		if (i == pin->npages)
 			break;
-		mr->pages[i++] = sg_page_iter_page(&iter);
+		pin->pages[i++] = sg_page_iter_page(&iter);
 	}
-	return i == mr->npages ? 0 : -EFAULT;
+	return i == pin->npages ? 0 : -EFAULT;
+}
+
+/*
+ * Pin [@start, @start + @length) of the calling process into @pin (empty),
+ * writable if @access allows writes. On failure @pin is left empty.
+ */
+static int pib_mr_pin(struct pib_dev *dev, struct pib_mr_pin *pin, u64 start,
+		      u64 length, int access, const char *verb)
+{
+	int err;
+
+	if (!length || length > PIB_MAX_MSG * 2ULL)
+		return pib_refuse(&dev->ibdev, -EINVAL, "%s: length %llu (1 to %llu)",
+				  verb, length, PIB_MAX_MSG * 2ULL);
+	pin->umem = ib_umem_get_va(&dev->ibdev, start, length, access);
+	if (IS_ERR(pin->umem)) {
+		err = pib_refuse(&dev->ibdev, PTR_ERR(pin->umem),
+				 "%s: cannot pin %llu bytes at 0x%llx",
+				 verb, length, start);
+		pin->umem = NULL;
+		return err;
+	}
+	err = pib_mr_pin_pages(pin);
+	if (err)
+		pib_mr_unpin(pin);
+	return err;
+}
+
+/* May a user MR have @access? Optional flags (relaxed ordering) change nothing. */
+static int pib_mr_user_access(struct pib_dev *dev, int access, const char *verb)
+{
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL))
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "%s: access 0x%x (pib has local write, remote write, read, atomic and MW bind)",
+				  verb, access);
+	return 0;
 }
 
 /**
@@ -209,41 +253,123 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (dmah)
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
 					  "reg_mr: a DMA handle"));
-	/* Optional flags (relaxed ordering) change nothing for pib. */
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL))
-		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-					  "reg_mr: access 0x%x (pib has local write, remote write, read, atomic and MW bind)",
-					  access));
+	err = pib_mr_user_access(dev, access, "reg_mr");
+	if (err)
+		return ERR_PTR(err);
 	access &= ~IB_ACCESS_OPTIONAL;
-	if (!length || length > PIB_MAX_MSG * 2ULL)
-		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
-					  "reg_mr: length %llu (1 to %llu)",
-					  length, PIB_MAX_MSG * 2ULL));
 	mr = pib_mr_alloc(dev, ibpd, PIB_MR_USER, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	mr->umem = ib_umem_get_va(ibpd->device, start, length, access);
-	if (IS_ERR(mr->umem)) {
-		err = pib_refuse(&dev->ibdev, PTR_ERR(mr->umem),
-				 "reg_mr: cannot pin %llu bytes at 0x%llx",
-				 length, start);
-		mr->umem = NULL;
-		goto fail;
+	err = pib_mr_pin(dev, &mr->pin, start, length, access, "reg_mr");
+	if (err) {
+		pib_mr_free(dev, mr);
+		return ERR_PTR(err);
 	}
-	err = pib_mr_user_pages(mr);
-	if (err)
-		goto fail;
 	mr->valid = true;
 	mr->ibmr.iova = virt_addr;
 	mr->ibmr.length = length;
 	pib_mr_publish(dev, mr);
 	return &mr->ibmr;
+}
 
-fail:
-	pib_mr_free(dev, mr);
-	return ERR_PTR(err);
+/*
+ * Make an MR invalid for deregistration or reregistration, unless memory
+ * windows are bound to it: binds look for a valid MR under the same lock
+ * (pib_mw_take()). Return: 0, or -EBUSY.
+ */
+static int pib_mr_stop(struct pib_dev *dev, struct pib_mr *mr, const char *verb)
+{
+	unsigned long flags;
+	int bound;
+
+	spin_lock_irqsave(&dev->mw_lock, flags);
+	bound = atomic_read(&mr->bound_mws);
+	if (!bound)
+		WRITE_ONCE(mr->valid, false);
+	spin_unlock_irqrestore(&dev->mw_lock, flags);
+	if (bound)
+		return pib_refuse(&dev->ibdev, -EBUSY,
+				  "%s: %d memory windows are bound to it", verb, bound);
+	return 0;
+}
+
+/*
+ * Wait until an MR that pib_mr_stop() made invalid is in no access. A
+ * lookup takes its reference before it looks at the MR (pib_mr_get()):
+ * from here on it finds the MR invalid and lets go. The MR keeps its
+ * place in the table; it may change until smp_store_release() makes it
+ * valid.
+ */
+static void pib_mr_quiesce(struct pib_mr *mr)
+{
+	if (!refcount_dec_and_test(&mr->users))
+		wait_for_completion(&mr->unused);
+	reinit_completion(&mr->unused);
+	refcount_set(&mr->users, 1);
+}
+
+/**
+ * pib_rereg_user_mr() - the rereg_user_mr verb: change a user MR's memory,
+ *	PD or access in place; its keys stay
+ * @ibmr: the MR
+ * @flags: IB_MR_REREG_TRANS, IB_MR_REREG_PD and IB_MR_REREG_ACCESS
+ * @start: IB_MR_REREG_TRANS: the new memory's address in the process
+ * @length: IB_MR_REREG_TRANS: its length in bytes
+ * @virt_addr: IB_MR_REREG_TRANS: the address work requests use for @start
+ * @access: IB_MR_REREG_ACCESS: the new IB_ACCESS_* flags
+ * @ibpd: the PD the MR is to be in (its own without IB_MR_REREG_PD)
+ * @udata: the user's uverbs call
+ *
+ * New memory is pinned before the MR changes, and so is the old memory
+ * again when the new access writes where the old one did not. While the
+ * MR changes it answers no access: work that names it then fails as with
+ * a bad key, as it may on hardware.
+ *
+ * Return: NULL (changed in place), or an ERR_PTR() and the MR as it was:
+ * -EBUSY while memory windows are bound to it.
+ */
+struct ib_mr *pib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				u64 length, u64 virt_addr, int access,
+				struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibmr->device);
+	struct pib_mr *mr = to_pib_mr(ibmr);
+	struct pib_mr_pin pin = {};
+	int err;
+
+	if (mr->type != PIB_MR_USER)
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
+					  "rereg_mr: not a user MR"));
+	err = flags & IB_MR_REREG_ACCESS ?
+	      pib_mr_user_access(dev, access, "rereg_mr") : 0;
+	if (err)
+		return ERR_PTR(err);
+	access = flags & IB_MR_REREG_ACCESS ? access & ~IB_ACCESS_OPTIONAL :
+		 mr->access;
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->pin.umem->address;
+		length = mr->pin.umem->length;
+		virt_addr = ibmr->iova;
+	}
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    (ib_access_writable(access) && !mr->pin.umem->writable))
+		err = pib_mr_pin(dev, &pin, start, length, access, "rereg_mr");
+	if (!err)
+		err = pib_mr_stop(dev, mr, "rereg_mr");
+	if (!err) {
+		pib_mr_quiesce(mr);
+		if (pin.umem)
+			swap(mr->pin, pin);
+		ibmr->iova = virt_addr;
+		ibmr->length = length;
+		WRITE_ONCE(ibmr->pd, ibpd);
+		mr->access = access;
+		/* Pairs with pib_mr_get(): the above first, then valid. */
+		smp_store_release(&mr->valid, true);
+		trace_pib_mr_reg(dev, mr);
+	}
+	pib_mr_unpin(&pin);
+	return err ? ERR_PTR(err) : NULL;
 }
 
 /**
@@ -323,22 +449,14 @@ int pib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct pib_dev *dev = to_pib_dev(ibmr->device);
 	struct pib_mr *mr = to_pib_mr(ibmr);
-	unsigned long flags;
-	int bound;
+	int err = pib_mr_stop(dev, mr, "dereg_mr");
 
-	/* A bind finds only valid MRs, under the same lock (pib_mw_bind()). */
-	spin_lock_irqsave(&dev->mw_lock, flags);
-	bound = atomic_read(&mr->bound_mws);
-	if (!bound)
-		WRITE_ONCE(mr->valid, false);
-	spin_unlock_irqrestore(&dev->mw_lock, flags);
-	if (bound)
-		return pib_refuse(ibmr->device, -EBUSY,
-				  "dereg_mr: %d memory windows are bound to it", bound);
-	trace_pib_mr_dereg(dev, to_pib_mr(ibmr));
+	if (err)
+		return err;
+	trace_pib_mr_dereg(dev, mr);
 	if (unlikely(pib_strict(dev)))
-		pib_strict_mr_busy(dev, to_pib_mr(ibmr));
-	pib_mr_free(dev, to_pib_mr(ibmr));
+		pib_strict_mr_busy(dev, mr);
+	pib_mr_free(dev, mr);
 	return 0;
 }
 
@@ -357,10 +475,20 @@ struct pib_mr *pib_mr_get(struct pib_dev *dev, struct ib_pd *pd, u32 key)
 
 	rcu_read_lock();
 	mr = xa_load(&dev->mrs, key >> PIB_MR_KEY_SHIFT);
-	if (mr && (READ_ONCE(mr->key) != key || mr->ibmr.pd != pd ||
-		   !READ_ONCE(mr->valid) || !refcount_inc_not_zero(&mr->users)))
+	if (mr && !refcount_inc_not_zero(&mr->users))
 		mr = NULL;
 	rcu_read_unlock();
+	/*
+	 * The reference first, then what it is to: deregistration and
+	 * reregistration make the MR invalid before they wait for the
+	 * references, and a reregistered MR is valid (acquire) once all else
+	 * is in place.
+	 */
+	if (mr && (!smp_load_acquire(&mr->valid) || READ_ONCE(mr->key) != key ||
+		   READ_ONCE(mr->ibmr.pd) != pd)) {
+		pib_mr_put(mr);
+		mr = NULL;
+	}
 	return mr;
 }
 
@@ -473,7 +601,7 @@ static u32 pib_mr_copy_user(struct pib_mr *mr, u64 off, void *buf, u32 len,
 {
 	unsigned long pg = off >> PAGE_SHIFT;
 	u32 in = off & ~PAGE_MASK, n = min_t(u32, len, PAGE_SIZE - in);
-	void *p = kmap_local_page(mr->pages[pg]);
+	void *p = kmap_local_page(mr->pin.pages[pg]);
 
 	pib_mr_copy_chunk(p + in, buf, n, to_mr);
 	kunmap_local(p);
@@ -526,7 +654,7 @@ int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 	off = va - mr->ibmr.iova;
 	for (; len; len -= n, off += n, buf += n) {
 		if (mr->type == PIB_MR_USER)
-			n = pib_mr_copy_user(mr, off + mr->page_off, buf, len,
+			n = pib_mr_copy_user(mr, off + mr->pin.page_off, buf, len,
 					     to_mr);
 		else
 			n = pib_mr_copy_fast(mr, off + (mr->ibmr.iova &
@@ -671,6 +799,7 @@ int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key, int access)
 	 */
 	mr->access = access;
 	WRITE_ONCE(mr->key, key);
-	WRITE_ONCE(mr->valid, true);
+	/* Pairs with pib_mr_get(): key and access first, then valid. */
+	smp_store_release(&mr->valid, true);
 	return 0;
 }

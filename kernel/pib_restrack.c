@@ -419,7 +419,7 @@ static unsigned long pib_res_mr_snap(struct pib_mr *mr, struct pib_res_mr *s)
 	s->key = READ_ONCE(mr->key);
 	s->valid = READ_ONCE(mr->valid);
 	if (mr->type == PIB_MR_USER) {
-		s->npages = min_t(unsigned long, mr->npages, U32_MAX);
+		s->npages = min_t(unsigned long, mr->pin.npages, U32_MAX);
 	} else if (mr->type == PIB_MR_FAST) {
 		when |= BIT(PIB_RES_FAST_MR);
 		s->npages = READ_ONCE(mr->nfast);

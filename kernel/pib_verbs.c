@@ -3,7 +3,7 @@
  * Verbs entry points: device and port queries, user contexts, protection
  * domains, address handles, and the table of every verb pib implements.
  *
- * Verbs pib does not implement (memory windows, XRC, flows, rereg_mr, ...)
+ * Verbs pib does not implement (XRC, flows, device memory, ...)
  * are left out of pib_dev_ops, so the RDMA core answers -EOPNOTSUPP. The
  * PIB_OP_* entries are verbs whose prototype changed between kernels: see
  * pib_compat.h.
@@ -416,6 +416,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.query_qp = pib_query_qp,
 	.query_srq = pib_query_srq,
 	PIB_OP_REG_USER_MR,
+	.rereg_user_mr = pib_rereg_user_mr,
 	.req_notify_cq = pib_req_notify_cq,
 	PIB_OP_RESIZE_CQ,
 

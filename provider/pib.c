@@ -85,7 +85,7 @@ static void pib_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * What is not here (memory windows, rereg_mr, XRC, flows, ...) stays
+ * What is not here (XRC, flows, device memory, ...) stays
  * NULL, and libibverbs answers EOPNOTSUPP.
  */
 static const struct verbs_context_ops pib_ctx_ops = {
@@ -119,6 +119,7 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.query_qp = pib_query_qp,
 	.query_srq = pib_query_srq,
 	.reg_mr = pib_reg_mr,
+	.rereg_mr = pib_rereg_mr,
 	.req_notify_cq = pib_req_notify_cq,
 	.resize_cq = pib_resize_cq,
 };

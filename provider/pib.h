@@ -120,6 +120,8 @@ int pib_query_port(struct ibv_context *ctx, uint8_t port,
 /* pib_mr.c */
 struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
+int pib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access);
 int pib_dereg_mr(struct verbs_mr *vmr);
 struct ibv_mw *pib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int pib_dealloc_mw(struct ibv_mw *mw);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Memory regions and windows: the kernel pins and keeps them, the provider
- * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c). rereg_mr is
- * not implemented (libibverbs answers EOPNOTSUPP).
+ * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +29,25 @@ struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/*
+ * The kernel changes the MR in place and keeps its keys; libibverbs sets
+ * the MR's address, length and PD once this succeeds.
+ */
+int pib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		 void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd = {};
+	int ret;
+
+	ret = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret)
+		errno = ret;
+	return ret;
 }
 
 int pib_dereg_mr(struct verbs_mr *vmr)

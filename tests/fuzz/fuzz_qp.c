@@ -48,6 +48,7 @@
  * @ucq: the user QP's CQ
  * @srq: the SRQ of QP 1
  * @mr: the user MR
+ * @pd2: another PD, that rereg_mr may move the MR to
  * @ah: the AH of UD sends (to the peer)
  * @qp: the QPs
  * @wr_id: the next work request's id (they only grow)
@@ -64,6 +65,7 @@ struct fq {
 	struct pib_cq *ucq;
 	struct pib_srq *srq;
 	struct ib_mr *mr;
+	struct pib_pd pd2;
 	struct pib_mw *mw[2];
 	struct pib_ah ah;
 	struct pib_qp *qp[FQ_NQP];
@@ -118,6 +120,7 @@ static void fq_setup_objects(struct fq *f)
 	};
 
 	f->pd.ibpd.device = &f->dev->ibdev;
+	f->pd2.ibpd.device = &f->dev->ibdev;
 	f->cq = fq_cq_new(f);
 	f->ucq = fq_cq_new(f);
 	f->srq = calloc(1, sizeof(*f->srq));
@@ -608,6 +611,41 @@ static void fq_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
 }
 
 /*
+ * Reregister the MR as the RDMA core would ask (flags that it lets through,
+ * the same page offset), with any length and access: the MR changes, or
+ * it is refused (-EBUSY with windows bound to it) and stays as it was;
+ * valid either way, and in no access.
+ */
+static void fq_rereg(struct fq *f, struct fuzz_in *in)
+{
+	struct pib_mr *mr = to_pib_mr(f->mr);
+	int flags = fuzz_u8(in) & 7, access = fuzz_u8(in);
+	u64 len = fuzz_u16(in), iova = f->mr->iova, mlen = f->mr->length;
+	struct ib_pd *pd = fuzz_u8(in) & 1 ? &f->pd2.ibpd : &f->pd.ibpd;
+	bool bound = f->mw[0]->mr->parent || f->mw[1]->mr->parent;
+	int old_access = mr->access;
+	struct ib_mr *r;
+
+	if (!flags)
+		return;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = f->mr->pd;
+	r = pib_rereg_user_mr(f->mr, flags, FUZZ_MR_VA, len, FUZZ_MR_VA,
+			      access, pd, NULL);
+	FUZZ_CHECK(!r || IS_ERR(r));
+	FUZZ_CHECK(!bound || IS_ERR(r));
+	FUZZ_CHECK(mr->valid && refcount_read(&mr->users) == 1);
+	if (r) {
+		FUZZ_CHECK(mr->access == old_access && f->mr->iova == iova &&
+			   f->mr->length == mlen);
+		return;
+	}
+	FUZZ_CHECK(f->mr->pd == pd);
+	if (flags & IB_MR_REREG_TRANS)
+		FUZZ_CHECK(f->mr->length == len && mr->pin.umem->length == len);
+}
+
+/*
  * One event. Its first byte picks it:
  *   0     a templated packet (fq_packet)
  *   1     a raw packet: length (u16), bytes
@@ -622,12 +660,13 @@ static void fq_tx(struct pib_dev *dev, const u8 *pkt, unsigned int len)
  *   10    the SM moves the port: state (DOWN, INIT, ARMED, ACTIVE)
  *   11    resize the CQ: entries (u8)
  *   12    modify the SRQ: limit (u8), max_wr (u8; odd: resize too)
+ *   13    reregister the MR (fq_rereg)
  */
 static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 {
 	const struct ib_send_wr *bad;
 	struct ib_srq_attr sattr = { 0 };
-	u8 e = fuzz_u8(in) % 13, sel;
+	u8 e = fuzz_u8(in) % 14, sel;
 	u16 len;
 
 	switch (e) {
@@ -675,6 +714,9 @@ static void fq_event(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		sattr.max_wr = fuzz_u8(in);
 		pib_modify_srq(&f->srq->ibsrq, &sattr, IB_SRQ_LIMIT |
 			       (sattr.max_wr & 1 ? IB_SRQ_MAX_WR : 0), NULL);
+		break;
+	case 13:
+		fq_rereg(f, in);
 		break;
 	default:
 		fq_packet(f, in);

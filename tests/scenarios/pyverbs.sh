@@ -6,7 +6,7 @@
 # tests/pyverbs-build.sh) against a pib device under opensm: nothing may
 # fail, and the verbs pib supports must be exercised, not skipped.
 # Skipped: vendor-specific tests (mlx5, EFA), and what pib reports as
-# unsupported (device memory, ODP, XRC, rereg_mr, parent domains,
+# unsupported (device memory, ODP, XRC, parent domains,
 # timestamps, tag matching). The rdma_cm tests run over IPoIB.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
@@ -61,6 +61,11 @@ for t in test_device.DeviceTest.test_query_device \
 	test_mr.MWTest.test_mw_type2_invalidate_remote \
 	test_mr.MWTest.test_mw_type2_invalidate_dealloc \
 	test_qpex.QpExTestCase.test_qp_ex_rc_bind_mw \
+	test_mr.MRTest.test_mr_rereg_atomic \
+	test_mr.MRTest.test_mr_rereg_access \
+	test_mr.MRTest.test_mr_rereg_access_bad_flow \
+	test_mr.MRTest.test_mr_rereg_pd \
+	test_mr.MRTest.test_mr_rereg_addr \
 	test_rdmacm.CMTestCase.test_rdmacm_sync_traffic \
 	test_rdmacm.CMTestCase.test_rdmacm_async_read \
 	test_rdmacm.CMTestCase.test_rdmacm_async_udp_traffic \

@@ -15,6 +15,9 @@
  *   keys        MR keys are not predictable: not a run of indices
  *   mw          the rules of memory windows hold against a process that
  *               breaks them (binds, invalidations, deregistration)
+ *   rereg       ibv_rereg_mr moves an MR's memory, PD and access, keeps its
+ *               keys, refuses while a window is bound and to make read-only
+ *               memory writable, and races WRITEs that hit the MR
  *   limits      modify_qp refuses attributes wider than their IBA fields
  *   flush-hang  a thread keeps the SQ and RQ producer indices ahead of the
  *               kernel while the QP goes to ERR: the flush still ends
@@ -545,6 +548,181 @@ static void test_mw(struct ibv_context *ctx)
 	ibv_dealloc_pd(pd);
 }
 
+/* ibv_rereg_mr: 0, or why it failed (errno, or what libibverbs said). */
+static int rereg(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
+		 size_t len, int access)
+{
+	errno = 0;
+	return ibv_rereg_mr(mr, flags, pd, addr, len, access) ? errno ? errno : EIO : 0;
+}
+
+/* ibv_rereg_mr() answered @err where @want was expected: ok, or fail. */
+static void expect_errno(int err, int want, const char *what)
+{
+	if (err == want)
+		ok("%s (%s)", what, want ? strerror(want) : "done");
+	else
+		fail("%s: %s, not %s", what, err ? strerror(err) : "done",
+		     want ? strerror(want) : "done");
+}
+
+struct rereg_race {
+	struct ibv_mr *mr;
+	struct ibv_pd *pd[2];
+	char *buf[2];
+	atomic_bool stop;
+	unsigned long n;
+	int err;
+};
+
+/* Reregister the MR to the other buffer, another PD, less access, and back. */
+static void *rereg_thread(void *arg)
+{
+	int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct rereg_race *r = arg;
+	unsigned long i;
+
+	for (i = 0; !atomic_load(&r->stop) && !r->err; i++) {
+		r->err = rereg(r->mr, IBV_REREG_MR_CHANGE_TRANSLATION |
+			       IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS,
+			       r->pd[i % 3 == 1], r->buf[i % 2], 4096,
+			       i % 5 == 4 ? IBV_ACCESS_LOCAL_WRITE : rw);
+		r->n++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread reregisters an MR while WRITEs hit it through its R_Key: each
+ * WRITE succeeds or ends in a remote access error (another PD, another
+ * buffer, no remote write, or the MR in the middle of its change).
+ */
+static void rereg_race(struct ibv_pd *pd, struct ibv_mr *mr, struct ibv_mr *smr,
+		       char (*buf)[4096])
+{
+	struct rereg_race r = { .mr = mr, .pd = { pd, ibv_alloc_pd(pd->context) },
+				.buf = { buf[0], buf[1] } };
+	unsigned long good = 0, denied = 0, other = 0;
+	uint32_t rkey = mr->rkey;
+	double end = now() + 3;
+	struct ibv_qp *a, *b;
+	pthread_t th;
+	int st;
+
+	if (!r.pd[1])
+		die("ibv_alloc_pd: %s", strerror(errno));
+	qp_pair(pd, &a, &b);
+	if (pthread_create(&th, NULL, rereg_thread, &r))
+		die("pthread_create");
+	while (now() < end) {
+		st = write_via(a, smr, (uintptr_t)buf[0], rkey);
+		good += st == IBV_WC_SUCCESS;
+		denied += st == IBV_WC_REM_ACCESS_ERR;
+		other += st != IBV_WC_SUCCESS && st != IBV_WC_REM_ACCESS_ERR;
+		if (st != IBV_WC_SUCCESS) {
+			qp_pair_destroy(a, b);
+			qp_pair(pd, &a, &b);
+		}
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(th, NULL);
+	qp_pair_destroy(a, b);
+	if (r.err || other || !good || !denied)
+		fail("WRITEs while an MR is reregistered %lu times: %lu done, %lu denied, %lu otherwise; rereg: %s",
+		     r.n, good, denied, other, r.err ? strerror(r.err) : "done");
+	else
+		ok("WRITEs while an MR is reregistered %lu times: %lu done, %lu denied (remote access error)",
+		   r.n, good, denied);
+	if (rereg(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS, pd,
+		  NULL, 0, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		  IBV_ACCESS_MW_BIND) || ibv_dealloc_pd(r.pd[1]))
+		fail("the MR back to its PD, and the other PD freed: %s",
+		     strerror(errno));
+}
+
+/*
+ * rereg: ibv_rereg_mr keeps an MR's keys and changes its memory, PD and
+ * access; it leaves the MR as it was while a window is bound to it
+ * (EBUSY), and when the new access would write to memory mapped read-only
+ * (EFAULT: the pages are pinned again for writing, and cannot be).
+ */
+static void test_rereg(struct ibv_context *ctx)
+{
+	static char buf[2][4096] __attribute__((aligned(4096))), src[64];
+	int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		 IBV_ACCESS_MW_BIND;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx), *pd2 = ibv_alloc_pd(ctx);
+	struct ibv_mr *mr, *smr, *ro;
+	struct ibv_qp *a, *b;
+	struct ibv_mw *mw;
+	uint32_t rkey;
+	char *rom;
+
+	rom = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!pd || !pd2 || rom == MAP_FAILED)
+		die("PDs and a read-only page: %s", strerror(errno));
+	mr = ibv_reg_mr(pd, buf[0], 4096, rw);
+	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	ro = ibv_reg_mr(pd, rom, 4096, 0);
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	if (!mr || !smr || !ro || !mw)
+		die("MRs and a memory window: %s", strerror(errno));
+	memset(src, 0x5a, sizeof(src));
+	rkey = mr->rkey;
+	qp_pair(pd, &a, &b);
+	expect_errno(rereg(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf[1],
+			   4096, 0), 0, "the MR moves to other memory");
+	if (mr->rkey != rkey || mr->addr != buf[1])
+		fail("its R_Key %#x (was %#x), its address %p", mr->rkey, rkey,
+		     mr->addr);
+	expect_status(write_via(a, smr, (uintptr_t)buf[1], mr->rkey),
+		      IBV_WC_SUCCESS, "a WRITE to the new memory, same R_Key");
+	if (buf[1][0] == 0x5a && buf[0][0] == 0)
+		ok("the WRITE landed in the new memory, not the old");
+	else
+		fail("new memory %#x, old %#x after the WRITE", buf[1][0], buf[0][0]);
+	expect_status(write_via(a, smr, (uintptr_t)buf[0], mr->rkey),
+		      IBV_WC_REM_ACCESS_ERR, "a WRITE to the old address");
+	qp_pair_destroy(a, b);
+	qp_pair(pd, &a, &b);
+	expect_errno(rereg(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE), 0, "remote write taken away");
+	expect_status(write_via(a, smr, (uintptr_t)buf[1], mr->rkey),
+		      IBV_WC_REM_ACCESS_ERR, "a WRITE then");
+	qp_pair_destroy(a, b);
+	qp_pair(pd, &a, &b);
+	expect_errno(rereg(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS,
+			   pd2, NULL, 0, rw), 0, "remote write back, in another PD");
+	expect_status(write_via(a, smr, (uintptr_t)buf[1], mr->rkey),
+		      IBV_WC_REM_ACCESS_ERR, "a WRITE from the first PD's QP");
+	qp_pair_destroy(a, b);
+	qp_pair(pd, &a, &b);
+	expect_errno(rereg(mr, IBV_REREG_MR_CHANGE_PD, pd, NULL, 0, 0), 0,
+		     "back to the first PD");
+	expect_status(bind2(b, mw, mr, 4096, ibv_inc_rkey(mw->rkey)),
+		      IBV_WC_SUCCESS, "a window is bound to it");
+	expect_errno(rereg(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE), EBUSY,
+		     "no rereg while a window is bound");
+	expect_status(write_via(a, smr, (uintptr_t)buf[1], mr->rkey),
+		      IBV_WC_SUCCESS, "a WRITE with the MR's own R_Key then");
+	qp_pair_destroy(a, b);
+	expect_errno(rereg(ro, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			   IBV_ACCESS_LOCAL_WRITE), EFAULT,
+		     "local write to memory mapped read-only");
+	qp_pair(pd, &a, &b);
+	expect_status(write_via(a, ro, (uintptr_t)buf[1], mr->rkey),
+		      IBV_WC_SUCCESS, "that MR still works (a WRITE from it)");
+	qp_pair_destroy(a, b);
+	rereg_race(pd, mr, smr, buf);
+	if (ibv_dealloc_mw(mw) || ibv_dereg_mr(mr) || ibv_dereg_mr(smr) ||
+	    ibv_dereg_mr(ro) || ibv_dealloc_pd(pd2))
+		fail("freeing the MRs, window and PD: %s", strerror(errno));
+	munmap(rom, 4096);
+	device_works(pd, "reregistering MRs");
+	ibv_dealloc_pd(pd);
+}
+
 /* modify_qp with one attribute set to @val: the errno, 0 if accepted. */
 static int rtr_rts_with(struct ibv_qp *qp, int which, uint8_t val)
 {
@@ -1046,15 +1224,18 @@ static void v_mr(struct pool *p)
 	int i = pick(p, POOL), access = any(p, 0x3f);
 	size_t off = pick(p, p->buf_len), len = any(p, p->buf_len - off);
 
-	if (p->mr[i]) {
+	if (p->mr[i] && pick(p, 2)) {
+		/* Any flags, memory (now and then not the process's) and access. */
+		counted(p, ibv_rereg_mr(p->mr[i], any(p, 7), pd ? pd : p->mr[i]->pd,
+					pick(p, 8) ? p->buf + off : (void *)(uintptr_t)rnd(&p->seed),
+					len, access));
+	} else if (p->mr[i]) {
 		counted(p, ibv_dereg_mr(p->mr[i]));
 		p->mr[i] = NULL;
-		return;
+	} else if (pd) {
+		p->mr[i] = ibv_reg_mr(pd, p->buf + off, len, access);
+		counted(p, !p->mr[i]);
 	}
-	if (!pd)
-		return;
-	p->mr[i] = ibv_reg_mr(pd, p->buf + off, len, access);
-	counted(p, !p->mr[i]);
 }
 
 static void v_cq(struct pool *p)
@@ -1303,7 +1484,6 @@ static void v_query(struct pool *p)
 	}
 }
 
-/* Destroy everything, users before what they use. */
 /*
  * Memory windows: allocated of any type, bound (a type 1 window with
  * ibv_bind_mw(), a type 2 with a work request) on any QP to any MR with
@@ -1345,6 +1525,7 @@ static void v_mw(struct pool *p)
 	}
 }
 
+/* Destroy everything, users before what they use. */
 static void pool_clear(struct pool *p)
 {
 	int i;
@@ -1498,8 +1679,8 @@ static void test_objects(struct ibv_context *ctx, unsigned int mb)
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " -d DEV [-t SECONDS] TEST...\n"
-		"tests: reg-mr memlock keys mw limits flush-hang mmap-race scribble\n"
-		"       verbs objects MB\n");
+		"tests: reg-mr memlock keys mw rereg limits flush-hang mmap-race\n"
+		"       scribble verbs objects MB\n");
 	exit(2);
 }
 
@@ -1530,6 +1711,8 @@ int main(int argc, char **argv)
 			test_keys(ctx);
 		else if (!strcmp(argv[i], "mw"))
 			test_mw(ctx);
+		else if (!strcmp(argv[i], "rereg"))
+			test_rereg(ctx);
 		else if (!strcmp(argv[i], "limits"))
 			test_limits(ctx);
 		else if (!strcmp(argv[i], "flush-hang"))

@@ -407,6 +407,7 @@ struct ib_umem *ib_umem_get(struct ib_device *dev, unsigned long addr,
 	sgt = &umem->sgt_append.sgt;
 	umem->address = addr;
 	umem->length = size;
+	umem->writable = ib_access_writable(access);
 	sgt->npages = last - first + 1;
 	sgt->pages = calloc(sgt->npages, sizeof(*sgt->pages));
 	for (i = 0; i < sgt->npages; i++) {

@@ -195,6 +195,7 @@ static inline void atomic64_inc(atomic64_t *a) { a->counter++; }
 static inline void atomic64_add(s64 i, atomic64_t *a) { a->counter += i; }
 
 static inline void refcount_set(refcount_t *r, int n) { r->refs = n; }
+static inline int refcount_read(const refcount_t *r) { return r->refs; }
 static inline bool refcount_inc_not_zero(refcount_t *r)
 {
 	return r->refs ? (r->refs++, true) : false;
@@ -460,6 +461,7 @@ struct workqueue_struct *alloc_workqueue(const char *fmt, unsigned int flags,
 struct completion { bool done; };
 #define init_completion(c)		((c)->done = false)
 #define complete(c)			((c)->done = true)
+#define reinit_completion(c)		((c)->done = false)
 #define wait_for_completion(c) \
 	KSHIM_CHECK((c)->done, "wait_for_completion would wait forever")
 
@@ -590,6 +592,7 @@ struct ib_device;
 struct ib_umem {
 	u64 address;
 	size_t length;
+	u32 writable : 1;
 	struct sg_append_table sgt_append;
 };
 
@@ -916,6 +919,16 @@ enum ib_access_flags {
 	IB_ACCESS_MW_BIND = IB_UVERBS_ACCESS_MW_BIND,
 	IB_ZERO_BASED = IB_UVERBS_ACCESS_ZERO_BASED,
 	IB_ACCESS_OPTIONAL = IB_UVERBS_ACCESS_OPTIONAL_RANGE,
+};
+
+static inline bool ib_access_writable(int access)
+{
+	return access & (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			 IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_MW_BIND);
+}
+
+enum ib_mr_rereg_flags {
+	IB_MR_REREG_TRANS = 1, IB_MR_REREG_PD = 2, IB_MR_REREG_ACCESS = 4,
 };
 
 enum ib_send_flags {
