@@ -46,9 +46,15 @@ PROVIDER_HDRS := $(wildcard provider/*.h)
 
 # $(RDMA_CORE)/public exists when the exact source was not available (see
 # provider/rdma-core.sh): the installed libibverbs' public headers first.
+# Whether that libibverbs has ibv_wr_flush(), which no macro tells
+# (provider/pib_verbs_compat.h): the first verbs.h on the include path says.
+IBV_HAS_FLUSH = $(shell for d in $(RDMA_CORE)/public $(RDMA_INC); do \
+	test -f $$d/infiniband/verbs.h || continue; \
+	grep -q 'wr_flush' $$d/infiniband/verbs.h && echo 1 || echo 0; break; done)
 PROVIDER_CFLAGS = -std=gnu11 -fPIC -O2 -g -Wall -Wextra -Werror \
 	-Wno-unused-parameter -Wno-missing-field-initializers \
-	-I$(UAPI) -I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE
+	-I$(UAPI) -I$(RDMA_CORE)/public -I$(RDMA_INC) -D_GNU_SOURCE \
+	-DPIB_IBV_HAS_FLUSH=$(or $(IBV_HAS_FLUSH),0)
 PROVIDER_LDFLAGS := -shared -Wl,--no-undefined \
 	-Wl,--version-script=provider/libpib.map
 

@@ -900,7 +900,8 @@ struct pib_req {
 
 /**
  * struct pib_rd_res - a responder resource: a READ or atomic it answers
- * @opcode: IB_OPCODE_RC_RDMA_READ_REQUEST or an atomic opcode; 0 when free
+ * @opcode: IB_OPCODE_RC_RDMA_READ_REQUEST, an atomic opcode,
+ *	PIB_OPCODE_RC_FLUSH or PIB_OPCODE_RC_ATOMIC_WRITE; 0 when free
  * @psn: PSN of the request
  * @end_psn: PSN after its last response
  * @start: READ: where its current run of responses starts (a duplicate
@@ -1377,6 +1378,7 @@ int pib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
 		 struct pib_qp *qp, bool solicited);
 void pib_cq_notify(struct pib_cq *cq);
+void pib_cq_clean(struct pib_cq *cq, struct pib_qp *qp);
 
 /* pib_mr.c: memory regions and every access to registered memory */
 struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access);
@@ -1404,6 +1406,8 @@ void pib_mr_publish(struct pib_dev *dev, struct pib_mr *mr);
 bool pib_mr_allows(struct pib_mr *mr, u64 va, u64 len, int access);
 int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		 const struct pib_qp *qp, u64 va, u32 len, int access);
+int pib_mr_check_key(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		     int access);
 int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		const struct pib_qp *qp, u64 va, void *buf, u32 len, int access,
 		bool to_mr);
@@ -1413,6 +1417,8 @@ int pib_sge_copy(struct pib_dev *dev, struct ib_pd *pd,
 int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
 		  const struct pib_qp *qp, u64 va, bool cmp_swap, u64 cmp_add,
 		  u64 swap, u64 *orig);
+int pib_mr_atomic_write(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
+			const struct pib_qp *qp, u64 va, u64 val);
 int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		      const struct pib_qp *qp);
 int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,

@@ -428,6 +428,24 @@ static bool pib_comp_read_fits(struct pib_qp *qp, struct pib_swqe *st,
 	return n == qp->mtu && st->resp_off + n < end;
 }
 
+/*
+ * The READ response without payload that answers a FLUSH or an ATOMIC
+ * WRITE: its one PSN, and the resource it took is free.
+ */
+static void pib_comp_empty(struct pib_qp *qp, struct pib_swqe *st,
+			   const struct pib_pkt *pkt)
+{
+	if (st->resp_done || pkt->bth.psn != st->first_psn ||
+	    pkt->bth.opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY ||
+	    pkt->payload_len)
+		return;
+	st->resp_done = true;
+	if (qp->req.rd_atomic)
+		qp->req.rd_atomic--;
+	pib_comp_ack_to(qp, pkt->bth.psn);
+	pib_comp_progress(qp);
+}
+
 /* A READ response packet. */
 static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 			  const u8 *buf)
@@ -446,6 +464,10 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	wqe = pib_sq_wqe(qp, cons);
 	st = pib_sq_st(qp, cons);
+	if (wqe->opcode == PIB_WR_FLUSH || wqe->opcode == PIB_WR_ATOMIC_WRITE) {
+		pib_comp_empty(qp, st, pkt);
+		return;
+	}
 	if (wqe->opcode != PIB_WR_RDMA_READ || st->resp_done)
 		return;
 	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
@@ -501,7 +523,8 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 		return;
 	wqe = pib_sq_wqe(qp, cons);
 	st = pib_sq_st(qp, cons);
-	if (!pib_wqe_has_response(wqe) || wqe->opcode == PIB_WR_RDMA_READ ||
+	if ((wqe->opcode != PIB_WR_ATOMIC_CMP_AND_SWP &&
+	     wqe->opcode != PIB_WR_ATOMIC_FETCH_AND_ADD) ||
 	    st->first_psn != psn || st->resp_done)
 		return;
 	orig = pib_atmack_orig(pib_pkt_ext(buf, pkt, PIB_EXT_ATOMICACKETH));

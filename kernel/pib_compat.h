@@ -99,6 +99,24 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 #endif
 
 /*
+ * 6.2 added the IBA 1.5 operations RDMA FLUSH and ATOMIC WRITE to the
+ * core (rxe has had them since): MR and QP access flags for the flush
+ * placements, device capabilities, and completion opcodes. Before, the
+ * core lets no MR or QP have the flush flags, so pib refuses a FLUSH as
+ * an HCA refuses one to memory that does not allow it, and says it has
+ * none; ATOMIC WRITE needs no new flag, and pib's provider posts it on
+ * any kernel. The values are the uapi's.
+ */
+#if PIB_LINUX_BEFORE(6, 2, 0)
+#define IB_ACCESS_FLUSH_GLOBAL		BIT(8)
+#define IB_ACCESS_FLUSH_PERSISTENT	BIT(9)
+#define IB_DEVICE_FLUSH_GLOBAL		0
+#define IB_DEVICE_ATOMIC_WRITE		BIT_ULL(40)
+#define IB_UVERBS_WC_FLUSH		8
+#define IB_UVERBS_WC_ATOMIC_WRITE	9
+#endif
+
+/*
  * 7.2 renamed ib_umem_get() to ib_umem_get_va(), which pins the same
  * pages with the same flags; rxe and siw call the new name.
  */

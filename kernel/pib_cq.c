@@ -253,6 +253,39 @@ int pib_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 }
 
 /**
+ * pib_cq_clean() - take a QP's completions out of a kernel consumer's CQ
+ * @cq: the CQ; a user's is the provider's to clean
+ * @qp: the QP, gone to RESET or being destroyed: its completions would
+ *	name a QP without that work, or no QP at all
+ *
+ * The other completions move towards the producer index, in their order,
+ * and the consumer index follows them.
+ */
+void pib_cq_clean(struct pib_cq *cq, struct pib_qp *qp)
+{
+	struct pib_ring *r = &cq->ring;
+	u32 mask = r->num - 1, gone = 0, i, src;
+	unsigned long flags;
+
+	if (!cq->qps)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = r->prod - r->cons; i-- > 0;) {
+		src = r->cons + i;
+		if (cq->qps[src & mask] == &qp->ibqp) {
+			gone++;
+		} else if (gone) {
+			memcpy(pib_ring_entry(r, src + gone),
+			       pib_ring_entry(r, src), sizeof(struct pib_cqe));
+			cq->qps[(src + gone) & mask] = cq->qps[src & mask];
+		}
+	}
+	if (gone)
+		pib_ring_consume_to(r, r->cons + gone);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
  * pib_req_notify_cq() - the req_notify_cq verb: arm the CQ
  * @ibcq: the CQ
  * @flags: IB_CQ_NEXT_COMP or IB_CQ_SOLICITED, and IB_CQ_REPORT_MISSED_EVENTS

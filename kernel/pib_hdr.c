@@ -159,6 +159,17 @@ const struct pib_opcode_info pib_opcodes[256] = {
 		.middle = IB_OPCODE_RC_SEND_MIDDLE,
 		.last = IB_OPCODE_RC_SEND_LAST_WITH_INVALIDATE,
 	},
+	/* IBA 1.5 (Annex A19): answered by a READ response without payload */
+	[PIB_OPCODE_RC_FLUSH] = {
+		.name = "RC_FLUSH",
+		.flags = PIB_OPF_RC | PIB_OPF_FLUSH | PIB_OPF_ONLY,
+		.ext = PIB_EXT_FETH | PIB_EXT_RETH,
+	},
+	[PIB_OPCODE_RC_ATOMIC_WRITE] = {
+		.name = "RC_ATOMIC_WRITE",
+		.flags = PIB_OPF_RC | PIB_OPF_ATOMIC_WRITE | PIB_OPF_ONLY,
+		.ext = PIB_EXT_PAYLOAD | PIB_EXT_RETH,
+	},
 	[IB_OPCODE_UC_SEND_FIRST] = {
 		.name = "UC_SEND_FIRST",
 		.flags = PIB_OPF_UC | PIB_OPF_SEND | PIB_OPF_FIRST,

@@ -379,16 +379,18 @@ static inline int pib_pkey_match(__u16 a, __u16 b)
 /* Extension headers that may follow the BTH, in wire order. */
 enum pib_ext {
 	PIB_EXT_DETH = 1 << 0,		/* 8: Q_Key, source QP */
-	PIB_EXT_RETH = 1 << 1,		/* 16: VA, R_Key, DMA length */
-	PIB_EXT_ATOMICETH = 1 << 2,	/* 28: VA, R_Key, swap/add, compare */
-	PIB_EXT_AETH = 1 << 3,		/* 4: syndrome, MSN */
-	PIB_EXT_ATOMICACKETH = 1 << 4,	/* 8: original remote data */
-	PIB_EXT_IMMDT = 1 << 5,		/* 4: immediate data */
-	PIB_EXT_IETH = 1 << 6,		/* 4: R_Key to invalidate */
-	PIB_EXT_PAYLOAD = 1 << 7,	/* not a header: the packet has payload */
+	PIB_EXT_FETH = 1 << 1,		/* 4: placement type, selectivity */
+	PIB_EXT_RETH = 1 << 2,		/* 16: VA, R_Key, DMA length */
+	PIB_EXT_ATOMICETH = 1 << 3,	/* 28: VA, R_Key, swap/add, compare */
+	PIB_EXT_AETH = 1 << 4,		/* 4: syndrome, MSN */
+	PIB_EXT_ATOMICACKETH = 1 << 5,	/* 8: original remote data */
+	PIB_EXT_IMMDT = 1 << 6,		/* 4: immediate data */
+	PIB_EXT_IETH = 1 << 7,		/* 4: R_Key to invalidate */
+	PIB_EXT_PAYLOAD = 1 << 8,	/* not a header: the packet has payload */
 };
 
 #define PIB_DETH_LEN		8
+#define PIB_FETH_LEN		4
 #define PIB_RETH_LEN		16
 #define PIB_ATOMICETH_LEN	28
 #define PIB_AETH_LEN		4
@@ -400,6 +402,7 @@ enum pib_ext {
 static inline unsigned int pib_ext_len(unsigned int ext)
 {
 	return (ext & PIB_EXT_DETH ? PIB_DETH_LEN : 0) +
+	       (ext & PIB_EXT_FETH ? PIB_FETH_LEN : 0) +
 	       (ext & PIB_EXT_RETH ? PIB_RETH_LEN : 0) +
 	       (ext & PIB_EXT_ATOMICETH ? PIB_ATOMICETH_LEN : 0) +
 	       (ext & PIB_EXT_AETH ? PIB_AETH_LEN : 0) +
@@ -435,6 +438,21 @@ struct pib_deth {
 	__be32 qkey;
 	__be32 sqp;
 } __packed;
+
+/**
+ * struct pib_feth - FLUSH Extended Transport Header (IBA 1.5, 9.3.11)
+ * @bits: reserved, then the selectivity level (bits 5-4) and the
+ *	placement type (bits 3-0)
+ */
+struct pib_feth {
+	__be32 bits;
+} __packed;
+
+/* FETH placement types (bits) and selectivity levels: IB_FLUSH_*'s values. */
+#define PIB_FLUSH_GLOBAL	0x1
+#define PIB_FLUSH_PERSISTENT	0x2
+#define PIB_FLUSH_RANGE		0
+#define PIB_FLUSH_MR		1
 
 /**
  * struct pib_reth - RDMA Extended Transport Header (IBA 9.3.4)
@@ -495,6 +513,7 @@ struct pib_ieth {
 } __packed;
 
 static_assert(sizeof(struct pib_deth) == PIB_DETH_LEN, "DETH");
+static_assert(sizeof(struct pib_feth) == PIB_FETH_LEN, "FETH");
 static_assert(sizeof(struct pib_reth) == PIB_RETH_LEN, "RETH");
 static_assert(sizeof(struct pib_atmeth) == PIB_ATOMICETH_LEN, "AtomicETH");
 static_assert(sizeof(struct pib_aeth) == PIB_AETH_LEN, "AETH");
@@ -597,6 +616,33 @@ enum pib_nak_code {
 #define PIB_AETH_SYN(type, value)	\
 	((__u8)((type) << 5 | ((value) & PIB_AETH_VALUE_MASK)))
 
+static inline __u8 pib_feth_type(const struct pib_feth *h)
+{
+	return get_unaligned_be32(&h->bits) & 0xf;
+}
+
+static inline __u8 pib_feth_level(const struct pib_feth *h)
+{
+	return (get_unaligned_be32(&h->bits) >> 4) & 3;
+}
+
+/*
+ * A FETH no IBA 1.5 requester sends: reserved bits set, or a flush to no
+ * placement at all (which would tell whether a key is valid, and do
+ * nothing).
+ */
+static inline int pib_feth_bad(const struct pib_feth *h)
+{
+	return (get_unaligned_be32(&h->bits) & ~0x3fu) || !pib_feth_type(h) ||
+	       (pib_feth_type(h) & ~(PIB_FLUSH_GLOBAL | PIB_FLUSH_PERSISTENT)) ||
+	       pib_feth_level(h) > PIB_FLUSH_MR;
+}
+
+static inline void pib_feth_set(struct pib_feth *h, __u8 type, __u8 level)
+{
+	put_unaligned_be32((level & 3u) << 4 | (type & 0xfu), &h->bits);
+}
+
 /* ACK, end-to-end credits invalid: the only ACK pib sends. */
 #define PIB_AETH_SYN_ACK	PIB_AETH_SYN(PIB_AETH_ACK, PIB_AETH_CREDITS_INVALID)
 
@@ -679,7 +725,20 @@ enum pib_opcode_flags {
 	PIB_OPF_IMM = 1 << 9,		/* ImmDt: a completion with immediate */
 	PIB_OPF_INV = 1 << 10,		/* IETH: invalidates an R_Key */
 	PIB_OPF_RESP = 1 << 11,		/* a response (READ response, ACK) */
+	PIB_OPF_FLUSH = 1 << 12,	/* FETH: make remote memory visible */
+	PIB_OPF_ATOMIC_WRITE = 1 << 13,	/* 8 bytes to remote memory at once */
 };
+
+/*
+ * Requests a responder resource answers (READ response, atomic ACK): a
+ * FLUSH and an ATOMIC WRITE get a READ response without payload.
+ */
+#define PIB_OPF_RD_RES	(PIB_OPF_READ | PIB_OPF_ATOMIC | PIB_OPF_FLUSH | \
+			 PIB_OPF_ATOMIC_WRITE)
+
+/* The IBA 1.5 opcodes, which <rdma/ib_pack.h> names only since Linux 6.2. */
+#define PIB_OPCODE_RC_FLUSH		0x1c
+#define PIB_OPCODE_RC_ATOMIC_WRITE	0x1d
 
 #define PIB_OPF_ONLY	(PIB_OPF_FIRST | PIB_OPF_LAST)
 
@@ -697,7 +756,7 @@ enum pib_opcode_flags {
 struct pib_opcode_info {
 	const char *name;
 	__u16 flags;
-	__u8 ext;
+	__u16 ext;
 	__u8 first;
 	__u8 middle;
 	__u8 last;

@@ -215,14 +215,19 @@ static int pib_mr_pin(struct pib_dev *dev, struct pib_mr_pin *pin, u64 start,
 	return err;
 }
 
-/* May a user MR have @access? Optional flags (relaxed ordering) change nothing. */
+/*
+ * May a user MR have @access? Optional flags (relaxed ordering) change
+ * nothing; a FLUSH to global visibility is a barrier (pib_resp.c), but pib
+ * has no persistent memory to flush to.
+ */
 static int pib_mr_user_access(struct pib_dev *dev, int access, const char *verb)
 {
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_MW_BIND | IB_ACCESS_OPTIONAL))
+		       IB_ACCESS_MW_BIND | IB_ACCESS_FLUSH_GLOBAL |
+		       IB_ACCESS_OPTIONAL))
 		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-				  "%s: access 0x%x (pib has local write, remote write, read, atomic and MW bind)",
+				  "%s: access 0x%x (pib has local write, remote write, read, atomic, MW bind and flush to global visibility)",
 				  verb, access);
 	return 0;
 }
@@ -587,6 +592,29 @@ int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 	return 0;
 }
 
+/**
+ * pib_mr_check_key() - may all of the memory behind @key be accessed so?
+ *	A FLUSH of a whole MR asks
+ * @dev: the device
+ * @pd: the PD the MR must belong to
+ * @key: an MR's R_Key (a memory window's does not do)
+ * @access: IB_ACCESS_* needed
+ *
+ * Return: 0, or -EACCES.
+ */
+int pib_mr_check_key(struct pib_dev *dev, struct ib_pd *pd, u32 key,
+		     int access)
+{
+	struct pib_mr *mr = pib_mr_get(dev, pd, key);
+	bool ok;
+
+	if (!mr)
+		return -EACCES;
+	ok = mr->type != PIB_MR_MW && (mr->access & access) == access;
+	pib_mr_put(mr);
+	return ok ? 0 : -EACCES;
+}
+
 /* Copy within one page (or one DMA range) of the MR. */
 static void pib_mr_copy_chunk(void *mem, void *buf, u32 n, bool to_mr)
 {
@@ -739,6 +767,35 @@ int pib_mr_atomic(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
 		err = pib_mr_copy(dev, pd, rkey, qp, va, &val, sizeof(val),
 				  IB_ACCESS_REMOTE_ATOMIC, true);
 	}
+	spin_unlock_irqrestore(&dev->atomic_lock, flags);
+	return err;
+}
+
+/**
+ * pib_mr_atomic_write() - an ATOMIC WRITE: 8 bytes to memory behind an
+ *	R_Key, at once
+ * @dev: the device
+ * @pd: the QP's PD
+ * @rkey: the R_Key
+ * @qp: the QP that accesses it (a type 2 window's R_Key is its QP's)
+ * @va: the address, 8-byte aligned
+ * @val: the bytes, in memory order
+ *
+ * Under the lock the atomics take: none of them sees half of it.
+ *
+ * Return: 0, -EACCES on a bad key, access or bounds, -EINVAL if unaligned.
+ */
+int pib_mr_atomic_write(struct pib_dev *dev, struct ib_pd *pd, u32 rkey,
+			const struct pib_qp *qp, u64 va, u64 val)
+{
+	unsigned long flags;
+	int err;
+
+	if (va & 7)
+		return -EINVAL;
+	spin_lock_irqsave(&dev->atomic_lock, flags);
+	err = pib_mr_copy(dev, pd, rkey, qp, va, &val, sizeof(val),
+			  IB_ACCESS_REMOTE_WRITE, true);
 	spin_unlock_irqrestore(&dev->atomic_lock, flags);
 	return err;
 }

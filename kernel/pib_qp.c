@@ -270,6 +270,14 @@ fail:
 	return err;
 }
 
+/* A kernel consumer's QP leaves no completions behind in its CQs. */
+static void pib_qp_clean_cqs(struct pib_qp *qp)
+{
+	pib_cq_clean(to_pib_cq(qp->ibqp.send_cq), qp);
+	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+		pib_cq_clean(to_pib_cq(qp->ibqp.recv_cq), qp);
+}
+
 /**
  * pib_destroy_qp() - the destroy_qp verb
  * @ibqp: the QP
@@ -293,6 +301,8 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	timer_delete_sync(&qp->req.timer);
 	cancel_work_sync(&qp->work);
+	if (!qp->user)
+		pib_qp_clean_cqs(qp);
 	pib_mw_qp_gone(dev, qp);
 	pib_qp_free_queues(qp);
 	pib_strict_cq_feed(qp, false);
@@ -384,11 +394,16 @@ static void pib_qp_reset(struct pib_qp *qp)
 {
 	struct pib_sq *sq = &qp->sq;
 
-	/* A kernel consumer's WQEs are dropped; a QP on an SRQ has no RQ. */
+	/*
+	 * A kernel consumer's WQEs are dropped, and its completions not
+	 * polled yet (the provider does both for a user's); a QP on an SRQ
+	 * has no RQ.
+	 */
 	if (!qp->user) {
 		pib_ring_consume_to(&sq->ring, sq->ring.prod);
 		if (!qp->srq)
 			pib_ring_consume_to(&qp->rq, qp->rq.prod);
+		pib_qp_clean_cqs(qp);
 	}
 	sq->fetched = sq->ring.cons;
 	memset(&qp->req, 0, offsetof(struct pib_req, timer));

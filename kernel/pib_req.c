@@ -41,6 +41,11 @@ enum pib_qpt_idx {
 #define PIB_WRF_IMM		BIT(4)	/* immediate data on the last packet */
 #define PIB_WRF_INV		BIT(5)	/* IETH on the last packet */
 #define PIB_WRF_LOCAL		BIT(6)	/* no packet: LOCAL_INV, REG_MR, BIND_MW */
+#define PIB_WRF_FLUSH		BIT(7)	/* FETH and RETH, no payload */
+#define PIB_WRF_ATOMIC_WRITE	BIT(8)	/* the WQE's 8 bytes (RETH) */
+/* One request packet, answered by a response (READ: of many packets). */
+#define PIB_WRF_RESPONSE	(PIB_WRF_READ | PIB_WRF_ATOMIC | PIB_WRF_FLUSH | \
+				 PIB_WRF_ATOMIC_WRITE)
 
 /**
  * struct pib_wr_rule - the rules of one send WQE opcode
@@ -52,7 +57,7 @@ enum pib_qpt_idx {
  */
 struct pib_wr_rule {
 	u8 qp_types;
-	u8 flags;
+	u16 flags;
 	u8 wc_opcode;
 	u8 only[PIB_QPT_NUM];
 };
@@ -85,6 +90,10 @@ static const struct pib_wr_rule pib_wr_rules[] = {
 		IB_WC_BIND_MW },
 	[PIB_WR_SEND_WITH_INV] = { PIB_QPT_RC, PIB_WRF_SEND | PIB_WRF_INV,
 		IB_WC_SEND, { IB_OPCODE_RC_SEND_ONLY_WITH_INVALIDATE } },
+	[PIB_WR_FLUSH] = { PIB_QPT_RC, PIB_WRF_FLUSH, IB_UVERBS_WC_FLUSH,
+		{ PIB_OPCODE_RC_FLUSH } },
+	[PIB_WR_ATOMIC_WRITE] = { PIB_QPT_RC, PIB_WRF_ATOMIC_WRITE,
+		IB_UVERBS_WC_ATOMIC_WRITE, { PIB_OPCODE_RC_ATOMIC_WRITE } },
 };
 
 /* The rule of a WQE opcode, or NULL for one pib does not know. */
@@ -119,16 +128,17 @@ static u8 pib_qpt_bit(struct pib_qp *qp)
 }
 
 /**
- * pib_wqe_has_response() - does a send WQE have response data?
+ * pib_wqe_has_response() - is a send WQE answered by a response, which
+ *	takes one of the responder's resources?
  * @wqe: the WQE
  *
- * Return: true for a READ or an atomic.
+ * Return: true for a READ, an atomic, a FLUSH and an ATOMIC WRITE.
  */
 bool pib_wqe_has_response(const struct pib_send_wqe *wqe)
 {
 	const struct pib_wr_rule *r = pib_wr_rule(wqe->opcode);
 
-	return r && r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC);
+	return r && r->flags & PIB_WRF_RESPONSE;
 }
 
 /**
@@ -242,6 +252,26 @@ static s64 pib_wqe_len(const struct pib_send_wqe *wqe)
 	return len > PIB_MAX_MSG ? -1 : len;
 }
 
+/*
+ * A FLUSH or ATOMIC WRITE WQE: no SGEs, fields the FETH can carry, an
+ * aligned ATOMIC WRITE. The state's length is the bytes the RETH names.
+ */
+static bool pib_wqe_ok_iba15(const struct pib_send_wqe *wqe,
+			     struct pib_swqe *st)
+{
+	if (wqe->num_sge)
+		return false;
+	if (wqe->opcode == PIB_WR_ATOMIC_WRITE) {
+		st->len = sizeof(wqe->wr.atomic_write.data);
+		return !(wqe->wr.atomic_write.remote_addr & 7);
+	}
+	st->len = wqe->wr.flush.length;
+	return wqe->wr.flush.type &&
+	       !(wqe->wr.flush.type & ~(PIB_FLUSH_TYPE_GLOBAL |
+					PIB_FLUSH_TYPE_PERSISTENT)) &&
+	       wqe->wr.flush.level <= PIB_FLUSH_LEVEL_MR;
+}
+
 /* Is a fetched WQE one this QP may execute? Sets the state's length. */
 static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 		       struct pib_swqe *st)
@@ -255,7 +285,7 @@ static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	    (qp->user && wqe->opcode == PIB_WR_REG_MR) ||
 	    (wqe->opcode == PIB_WR_BIND_MW && (!qp->user || wqe->num_sge)))
 		return false;
-	if (inl && (r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC)))
+	if (inl && (r->flags & PIB_WRF_RESPONSE))
 		return false;
 	if (wqe->num_sge > (inl ? qp->sq.max_inline : qp->sq.max_sge))
 		return false;
@@ -265,6 +295,8 @@ static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	st->len = len;
 	if (r->flags & PIB_WRF_ATOMIC)
 		return len == sizeof(u64) && !(wqe->wr.atomic.remote_addr & 7);
+	if (r->flags & (PIB_WRF_FLUSH | PIB_WRF_ATOMIC_WRITE))
+		return pib_wqe_ok_iba15(wqe, st);
 	if (pib_qpt_bit(qp) == PIB_QPT_UD)
 		return len <= ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu)) &&
 		       wqe->wr.ud.av.sl <= 15 &&
@@ -281,7 +313,7 @@ static u32 pib_wqe_npkts(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 
 	if (r->flags & PIB_WRF_LOCAL)
 		return 0;
-	if (r->flags & PIB_WRF_ATOMIC)
+	if (r->flags & (PIB_WRF_RESPONSE & ~PIB_WRF_READ))
 		return 1;
 	return max_t(u32, DIV_ROUND_UP(len, qp->mtu), 1);
 }
@@ -408,16 +440,38 @@ void pib_pkt_finish(struct sk_buff *skb)
 	pib_pkt_seal(skb->data, skb->len - PIB_ICRC_LEN - PIB_VCRC_LEN);
 }
 
-/* The message bytes of a WQE at @off: inline data, or gathered from SGEs. */
+/*
+ * The message bytes of a WQE at @off: inline data, an ATOMIC WRITE's, or
+ * gathered from SGEs.
+ */
 static int pib_req_gather(struct pib_qp *qp, struct pib_send_wqe *wqe,
 			  u32 off, u8 *buf, u32 n)
 {
+	if (wqe->opcode == PIB_WR_ATOMIC_WRITE) {
+		memcpy(buf, wqe->wr.atomic_write.data, n);
+		return 0;
+	}
 	if (wqe->send_flags & PIB_SEND_INLINE) {
 		memcpy(buf, PIB_WQE_INLINE(wqe) + off, n);
 		return 0;
 	}
 	return pib_sge_copy(to_pib_dev(qp->ibqp.device), qp->ibqp.pd,
 			    PIB_WQE_SGE(wqe), wqe->num_sge, off, buf, n, false);
+}
+
+/* The RETH of a request: @rlen bytes from @roff on of the WQE's memory. */
+static void pib_req_reth(const struct pib_send_wqe *wqe, u32 roff, u32 rlen,
+			 struct pib_reth *reth)
+{
+	if (wqe->opcode == PIB_WR_FLUSH)
+		pib_reth_set(reth, wqe->wr.flush.remote_addr, wqe->wr.flush.rkey,
+			     rlen);
+	else if (wqe->opcode == PIB_WR_ATOMIC_WRITE)
+		pib_reth_set(reth, wqe->wr.atomic_write.remote_addr,
+			     wqe->wr.atomic_write.rkey, rlen);
+	else
+		pib_reth_set(reth, wqe->wr.rdma.remote_addr + roff,
+			     wqe->wr.rdma.rkey, rlen);
 }
 
 /*
@@ -434,10 +488,12 @@ static void pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 		pib_deth_set(pib_ext_at(p, ext, PIB_EXT_DETH),
 			     qkey & 0x80000000 ? qp->qkey : qkey,
 			     qp->ibqp.qp_num);
+	/* (a FLUSH WQE's type and level are the FETH's: test_pkt.c) */
+	if (ext & PIB_EXT_FETH)
+		pib_feth_set(pib_ext_at(p, ext, PIB_EXT_FETH),
+			     wqe->wr.flush.type, wqe->wr.flush.level);
 	if (ext & PIB_EXT_RETH)
-		pib_reth_set(pib_ext_at(p, ext, PIB_EXT_RETH),
-			     wqe->wr.rdma.remote_addr + roff, wqe->wr.rdma.rkey,
-			     rlen);
+		pib_req_reth(wqe, roff, rlen, pib_ext_at(p, ext, PIB_EXT_RETH));
 	if (ext & PIB_EXT_ATOMICETH) {
 		/* Fetch-and-add: the addend goes in the swap/add field. */
 		swap_add = op == IB_OPCODE_RC_FETCH_ADD ? wqe->wr.atomic.compare_add :
@@ -461,9 +517,9 @@ static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 	u8 only = r->only[pib_qpt_idx(qp)];
 	const struct pib_opcode_info *op = &pib_opcodes[only];
 
-	/* A UD datagram is one packet, a READ or atomic request too. */
-	if (pib_qpt_bit(qp) == PIB_QPT_UD ||
-	    r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) || len <= qp->mtu)
+	/* A UD datagram is one packet, a request answered by a response too. */
+	if (pib_qpt_bit(qp) == PIB_QPT_UD || r->flags & PIB_WRF_RESPONSE ||
+	    len <= qp->mtu)
 		return only;
 	if (!off)
 		return op->first;
@@ -486,7 +542,7 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	bool ud = pib_qpt_bit(qp) == PIB_QPT_UD;
 	bool rd = r->flags & PIB_WRF_READ;
 	/* A UD datagram is one packet: its length was checked on fetch. */
-	u32 n = r->flags & (PIB_WRF_READ | PIB_WRF_ATOMIC) ? 0 :
+	u32 n = r->flags & (PIB_WRF_RESPONSE & ~PIB_WRF_ATOMIC_WRITE) ? 0 :
 		ud ? st->len : min(st->len - req->offset, qp->mtu);
 	u32 chunk = rd ? pib_read_chunk_end(qp->mtu, st->len, req->offset) -
 			 req->offset : st->len;
@@ -500,7 +556,7 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	u8 *ext;
 
 	*last = req->offset + (rd ? chunk : n) >= st->len ||
-		(r->flags & PIB_WRF_ATOMIC);
+		(r->flags & (PIB_WRF_ATOMIC | PIB_WRF_FLUSH));
 	*psns = rd ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
 	bth.se = *last && (wqe->send_flags & PIB_SEND_SOLICITED) &&
 		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);

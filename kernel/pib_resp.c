@@ -319,6 +319,80 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 	return PIB_RESP_OK;
 }
 
+/*
+ * A FLUSH (IBA 1.5, A19.4.1): the memory it names must allow each
+ * placement its type asks for, as the QP must. pib's memory is the host's
+ * RAM, written by the CPU before the request is answered: a barrier makes
+ * it globally visible. Persistence needs memory no MR of pib's has
+ * (pib_mr.c refuses IB_ACCESS_FLUSH_PERSISTENT). Answered, as a READ of
+ * nothing, by pib_resp_send_due().
+ */
+static enum pib_resp_verdict pib_resp_flush(struct pib_qp *qp,
+					    const struct pib_pkt *pkt,
+					    const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	const struct pib_feth *feth = pib_pkt_ext(buf, pkt, PIB_EXT_FETH);
+	const struct pib_reth *reth = pib_pkt_ext(buf, pkt, PIB_EXT_RETH);
+	u8 type = pib_feth_type(feth);
+	u32 rkey = pib_reth_rkey(reth), len = pib_reth_len(reth);
+	int access = (type & PIB_FLUSH_GLOBAL ? IB_ACCESS_FLUSH_GLOBAL : 0) |
+		     (type & PIB_FLUSH_PERSISTENT ? IB_ACCESS_FLUSH_PERSISTENT : 0);
+	int err;
+
+	if (pib_feth_bad(feth))
+		return PIB_RESP_NAK_INVALID;
+	if ((qp->access & access) != access)
+		return PIB_RESP_NAK_ACCESS;
+	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
+		return PIB_RESP_NAK_INVALID;
+	err = pib_feth_level(feth) == PIB_FLUSH_MR ?
+	      pib_mr_check_key(dev, qp->ibqp.pd, rkey, access) :
+	      pib_mr_check(dev, qp->ibqp.pd, rkey, qp, pib_reth_va(reth), len,
+			   access);
+	if (err) {
+		if (unlikely(pib_strict(dev)))
+			pib_strict_rkey(qp, rkey);
+		return PIB_RESP_NAK_ACCESS;
+	}
+	/* What the requests before it wrote is visible before its answer. */
+	smp_wmb();
+	pib_resp_new_res(qp, pkt, 1);
+	return PIB_RESP_OK;
+}
+
+/*
+ * An ATOMIC WRITE (IBA 1.5, A19.4.2): 8 bytes to an aligned address at
+ * once, with remote write access; answered as a READ of nothing.
+ */
+static enum pib_resp_verdict pib_resp_atomic_write(struct pib_qp *qp,
+						   const struct pib_pkt *pkt,
+						   const u8 *buf)
+{
+	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	const struct pib_reth *reth = pib_pkt_ext(buf, pkt, PIB_EXT_RETH);
+	u32 rkey = pib_reth_rkey(reth);
+	u64 val;
+	int err;
+
+	if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
+		return PIB_RESP_NAK_ACCESS;
+	/* oA19-28: exactly 8 bytes */
+	if (pib_reth_len(reth) != sizeof(val) || pkt->payload_len != sizeof(val))
+		return PIB_RESP_NAK_INVALID;
+	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
+		return PIB_RESP_NAK_INVALID;
+	memcpy(&val, buf + pkt->payload_off, sizeof(val));
+	err = pib_mr_atomic_write(dev, qp->ibqp.pd, rkey, qp, pib_reth_va(reth),
+				  val);
+	if (err == -EACCES && unlikely(pib_strict(dev)))
+		pib_strict_rkey(qp, rkey);
+	if (err)
+		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
+	pib_resp_new_res(qp, pkt, 1);
+	return PIB_RESP_OK;
+}
+
 /* Check the opcode sequence, then execute a request whose PSN is due. */
 static enum pib_resp_verdict pib_resp_execute(struct pib_qp *qp,
 					      const struct pib_pkt *pkt,
@@ -345,6 +419,10 @@ static enum pib_resp_verdict pib_resp_execute(struct pib_qp *qp,
 		return pib_resp_write(qp, pkt, buf, f);
 	if (f & PIB_OPF_READ)
 		return pib_resp_read(qp, pkt, buf);
+	if (f & PIB_OPF_FLUSH)
+		return pib_resp_flush(qp, pkt, buf);
+	if (f & PIB_OPF_ATOMIC_WRITE)
+		return pib_resp_atomic_write(qp, pkt, buf);
 	return pib_resp_atomic(qp, pkt, buf);
 }
 
@@ -371,8 +449,9 @@ static struct pib_rd_res *pib_resp_find_res(struct pib_qp *qp, u32 psn,
 
 /*
  * A request with a PSN before the expected one (IBA 9.7.5.1.1): READs
- * are answered again, atomics get their saved result, in turn with the
- * responses owed; the rest an ACK.
+ * are answered again, atomics get their saved result, FLUSHes and ATOMIC
+ * WRITEs their empty READ response (not executed again: oA19-14), in turn
+ * with the responses owed; the rest an ACK.
  */
 static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 			       u32 f, struct sk_buff_head *q)
@@ -381,7 +460,7 @@ static void pib_resp_duplicate(struct pib_qp *qp, const struct pib_pkt *pkt,
 	struct pib_rd_res *res;
 	u32 idx;
 
-	if (!(f & (PIB_OPF_READ | PIB_OPF_ATOMIC))) {
+	if (!(f & PIB_OPF_RD_RES)) {
 		if (pkt->bth.ack_req)
 			pib_resp_reply(qp, q, (resp->epsn - 1) & PIB_PSN_MASK,
 				       PIB_AETH_SYN_ACK);
@@ -418,10 +497,10 @@ static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u32 f,
 		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
 	if (qp->ibqp.qp_type != IB_QPT_RC)
 		return;
-	/* READs and atomics are answered by pib_resp_send_due(). */
+	/* What a resource holds is answered by pib_resp_send_due(). */
 	if (f & PIB_OPF_READ)
 		resp->epsn = resp->res[(resp->res_head - 1) % resp->num_res].end_psn;
-	else if (!(f & PIB_OPF_ATOMIC) && pkt->bth.ack_req)
+	else if (!(f & PIB_OPF_RD_RES) && pkt->bth.ack_req)
 		pib_resp_reply(qp, q, pkt->bth.psn, PIB_AETH_SYN_ACK);
 }
 
@@ -594,7 +673,8 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 }
 
 /**
- * pib_resp_send_due() - answer READ and atomic requests, from the QP's work
+ * pib_resp_send_due() - answer the requests that hold responder resources
+ *	(READ, atomics, FLUSH, ATOMIC WRITE), from the QP's work
  * @qp: the QP, its lock held
  * @q: where the packets go
  * @budget: packets at most
@@ -615,7 +695,7 @@ bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		res = &resp->res[resp->res_tail % resp->num_res];
 		if (res->done) {
 			resp->res_tail++;
-		} else if (res->opcode != IB_OPCODE_RC_RDMA_READ_REQUEST) {
+		} else if (pib_opcodes[res->opcode].flags & PIB_OPF_ATOMIC) {
 			pib_resp_ack(qp, q, res->psn, PIB_AETH_SYN_ACK,
 				     &res->orig);
 			res->done = true;

@@ -190,12 +190,15 @@ int pib_strict_create_qp(struct pib_dev *dev,
  */
 void pib_strict_wqe(struct pib_qp *qp, const struct pib_send_wqe *wqe)
 {
+	u64 va = wqe->opcode == PIB_WR_ATOMIC_WRITE ?
+		 wqe->wr.atomic_write.remote_addr : wqe->wr.atomic.remote_addr;
+
 	if ((wqe->opcode == PIB_WR_ATOMIC_CMP_AND_SWP ||
-	     wqe->opcode == PIB_WR_ATOMIC_FETCH_AND_ADD) &&
-	    wqe->wr.atomic.remote_addr & 7)
+	     wqe->opcode == PIB_WR_ATOMIC_FETCH_AND_ADD ||
+	     wqe->opcode == PIB_WR_ATOMIC_WRITE) && va & 7)
 		pib_strict_report(qp, PIB_STRICT_ATOMIC_ALIGN,
 				  "an atomic on address 0x%llx, not 8-byte aligned: it fails (IBV_WC_LOC_QP_OP_ERR here; a NAK or an error elsewhere)",
-				  wqe->wr.atomic.remote_addr);
+				  va);
 	if (qp->sig_all || wqe->send_flags & PIB_SEND_SIGNALED) {
 		qp->strict_unsignaled = 0;
 		return;

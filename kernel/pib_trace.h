@@ -126,6 +126,8 @@
 	pib_tr_wr(LOCAL_INV)		\
 	pib_tr_wr(BIND_MW)		\
 	pib_tr_wr(SEND_WITH_INV)	\
+	pib_tr_wr(FLUSH)		\
+	pib_tr_wr(ATOMIC_WRITE)		\
 	pib_tr_wr_end(REG_MR)
 
 #define PIB_TR_PKT_ERRS			\
@@ -161,6 +163,7 @@
 	pib_tr_op(RC_COMPARE_SWAP) pib_tr_op(RC_FETCH_ADD)		\
 	pib_tr_op(RC_SEND_LAST_WITH_INVALIDATE)				\
 	pib_tr_op(RC_SEND_ONLY_WITH_INVALIDATE)				\
+	pib_tr_pop(RC_FLUSH) pib_tr_pop(RC_ATOMIC_WRITE)		\
 	pib_tr_op(UC_SEND_FIRST) pib_tr_op(UC_SEND_MIDDLE)		\
 	pib_tr_op(UC_SEND_LAST) pib_tr_op(UC_SEND_LAST_WITH_IMMEDIATE)	\
 	pib_tr_op(UC_SEND_ONLY) pib_tr_op(UC_SEND_ONLY_WITH_IMMEDIATE)	\
@@ -194,6 +197,7 @@
 #undef pib_tr_perr_ok
 #undef pib_tr_op
 #undef pib_tr_op_end
+#undef pib_tr_pop
 #define pib_tr_qpt(x)		TRACE_DEFINE_ENUM(IB_QPT_##x);
 #define pib_tr_qpt_end(x)	TRACE_DEFINE_ENUM(IB_QPT_##x);
 #define pib_tr_qps(x)		TRACE_DEFINE_ENUM(IB_QPS_##x);
@@ -215,6 +219,7 @@
 #define pib_tr_perr_ok(x)	TRACE_DEFINE_ENUM(PIB_PKT_##x);
 #define pib_tr_op(x)		TRACE_DEFINE_ENUM(IB_OPCODE_##x);
 #define pib_tr_op_end(x)	TRACE_DEFINE_ENUM(IB_OPCODE_##x);
+#define pib_tr_pop(x)		/* pib's own macros: no enum to tell */
 
 PIB_TR_QPT
 PIB_TR_QPS
@@ -248,6 +253,7 @@ PIB_TR_OPCODES
 #undef pib_tr_perr_ok
 #undef pib_tr_op
 #undef pib_tr_op_end
+#undef pib_tr_pop
 #define pib_tr_qpt(x)		{ IB_QPT_##x, #x },
 #define pib_tr_qpt_end(x)	{ IB_QPT_##x, #x }
 #define pib_tr_qps(x)		{ IB_QPS_##x, #x },
@@ -269,6 +275,7 @@ PIB_TR_OPCODES
 #define pib_tr_perr_ok(x)	{ PIB_PKT_##x, "-" },
 #define pib_tr_op(x)		{ IB_OPCODE_##x, #x },
 #define pib_tr_op_end(x)	{ IB_OPCODE_##x, #x }
+#define pib_tr_pop(x)		{ PIB_OPCODE_##x, #x },
 
 #define pib_show_qpt(v)		__print_symbolic(v, PIB_TR_QPT)
 #define pib_show_qps(v)		__print_symbolic(v, PIB_TR_QPS)

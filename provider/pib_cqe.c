@@ -4,6 +4,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <string.h>
 
 #include "pib_cqe.h"
 
@@ -66,6 +67,37 @@ int pib_cq_ring_poll(struct pib_ring *r, int ne, struct ibv_wc *wc)
 	if (n)
 		pib_ring_release(r, cons + n);
 	return n;
+}
+
+/**
+ * pib_cq_ring_clean() - take a QP's completions out of a CQ ring, as a QP
+ *	that goes to RESET has (IBA 11.2.5: its work is forgotten)
+ * @r: the ring
+ * @qp_num: the QP
+ *
+ * The other ready completions move towards the producer index, in their
+ * order, and the consumer index follows them: the slots they leave are
+ * the kernel's again. The kernel writes no slot below the producer index
+ * read here, and none of the slots left before the consumer index moves.
+ *
+ * Return: the number of completions taken out.
+ */
+uint32_t pib_cq_ring_clean(struct pib_ring *r, uint32_t qp_num)
+{
+	uint32_t cons = pib_ring_consumer(r), n = pib_ring_ready(r, cons);
+	uint32_t gone = 0, i;
+	struct pib_cqe *e;
+
+	for (i = n; i-- > 0;) {
+		e = pib_ring_entry(r, cons + i);
+		if (e->qp_num == qp_num)
+			gone++;
+		else if (gone)
+			memcpy(pib_ring_entry(r, cons + i + gone), e, sizeof(*e));
+	}
+	if (gone)
+		pib_ring_release(r, cons + gone);
+	return gone;
 }
 
 /**

@@ -37,6 +37,7 @@ struct pib_cq_cursor {
 unsigned int pib_cqe_wc_flags(const struct pib_cqe *cqe);
 void pib_cqe_to_wc(const struct pib_cqe *cqe, struct ibv_wc *wc);
 int pib_cq_ring_poll(struct pib_ring *r, int ne, struct ibv_wc *wc);
+uint32_t pib_cq_ring_clean(struct pib_ring *r, uint32_t qp_num);
 int pib_cq_ring_start(struct pib_ring *r, struct pib_cq_cursor *c);
 int pib_cq_ring_next(struct pib_ring *r, struct pib_cq_cursor *c);
 void pib_cq_ring_end(struct pib_ring *r, const struct pib_cq_cursor *c);

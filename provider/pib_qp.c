@@ -145,7 +145,9 @@ static int pib_qp_attr_ex_check(const struct ibv_qp_init_attr_ex *attr)
 	    attr->create_flags)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	    (attr->send_ops_flags & ~pib_send_ops_supported(attr->qp_type)))
+	    (attr->send_ops_flags & ~(pib_send_ops_supported(attr->qp_type) |
+				      (attr->qp_type == IBV_QPT_RC ?
+				       PIB_QP_EX_WITH_FLUSH : 0))))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -179,13 +181,34 @@ struct ibv_qp *pib_create_qp_ex(struct ibv_context *ctx,
 	return &qp->vqp.qp;
 }
 
+/* Take a QP's completions out of a CQ (none: nothing to do). */
+static void pib_cq_clean(struct ibv_cq *ibcq, uint32_t qp_num)
+{
+	struct pib_cq *cq;
+
+	if (!ibcq)
+		return;
+	cq = to_pib_cq(ibcq);
+	pthread_mutex_lock(&cq->lock);
+	pib_cq_ring_clean(&cq->ring, qp_num);
+	pthread_mutex_unlock(&cq->lock);
+}
+
 /*
- * A QP in RESET has no work requests. Whatever the kernel did with its
- * consumer indices, the rings restart where they stand, so that the
- * indices of both sides agree for the QP's next life.
+ * A QP in RESET has no work requests, and no completions left to poll
+ * (mlx5 and others clean them out too: a program that resets a QP after an
+ * error polls the new life's completions, not the old one's flushes).
+ * Whatever the kernel did with its consumer indices, the rings restart
+ * where they stand, so that the indices of both sides agree for the QP's
+ * next life.
  */
 static void pib_qp_discard(struct pib_qp *qp)
 {
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+
+	pib_cq_clean(ibqp->send_cq, ibqp->qp_num);
+	if (ibqp->recv_cq != ibqp->send_cq)
+		pib_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	pthread_spin_lock(&qp->sq_lock);
 	pib_ring_discard(&qp->sq.ring);
 	pthread_spin_unlock(&qp->sq_lock);

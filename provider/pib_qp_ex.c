@@ -128,6 +128,29 @@ static void pib_wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 		      add, 0);
 }
 
+/* IBA 1.5: make remote memory reach a placement (pib: global visibility). */
+static void pib_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey,
+			 uint64_t remote_addr, size_t len, uint8_t type,
+			 uint8_t level)
+{
+	struct ibv_send_wr wr = pib_wr_of(qpx, (enum ibv_wr_opcode)PIB_WR_FLUSH);
+	struct pib_sq *sq = pib_sq_of(qpx);
+
+	pib_sq_batch_set_flush(sq, pib_sq_batch_add(sq, &wr), rkey,
+			       remote_addr, len, type, level);
+}
+
+/* IBA 1.5: 8 bytes written to remote memory at once. */
+static void pib_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+				uint64_t remote_addr, const void *atomic_wr)
+{
+	struct ibv_send_wr wr = pib_wr_of(qpx, IBV_WR_ATOMIC_WRITE);
+	struct pib_sq *sq = pib_sq_of(qpx);
+
+	pib_sq_batch_set_atomic_write(sq, pib_sq_batch_add(sq, &wr), rkey,
+				      remote_addr, atomic_wr);
+}
+
 static void pib_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey,
 			   uint64_t addr, uint32_t length)
 {
@@ -224,6 +247,10 @@ void pib_qp_ex_set_ops(struct pib_qp *qp, uint64_t send_ops_flags)
 		qpx->wr_local_inv = pib_wr_local_inv;
 	if (send_ops_flags & IBV_QP_EX_WITH_BIND_MW)
 		qpx->wr_bind_mw = pib_wr_bind_mw;
+	if (send_ops_flags & PIB_QP_EX_WITH_FLUSH)
+		pib_qp_ex_set_wr_flush(qpx, pib_wr_flush);
+	if (send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE)
+		qpx->wr_atomic_write = pib_wr_atomic_write;
 	qpx->wr_set_sge = pib_wr_set_sge;
 	qpx->wr_set_sge_list = pib_wr_set_sge_list;
 	qpx->wr_set_inline_data = pib_wr_set_inline_data;

@@ -22,6 +22,7 @@ PIB_SAME(PIB_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_ATOMIC_FETCH_AND_ADD);
 PIB_SAME(PIB_WR_LOCAL_INV, IBV_WR_LOCAL_INV);
 PIB_SAME(PIB_WR_BIND_MW, IBV_WR_BIND_MW);
 PIB_SAME(PIB_WR_SEND_WITH_INV, IBV_WR_SEND_WITH_INV);
+PIB_SAME(PIB_WR_ATOMIC_WRITE, IBV_WR_ATOMIC_WRITE);
 PIB_SAME(PIB_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE);
 PIB_SAME(PIB_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_READ);
 PIB_SAME(PIB_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC);
@@ -40,7 +41,9 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 
 /*
  * Opcodes per QP type, as the IBA has them for RC, UC and UD: memory
- * windows and their invalidation go with RDMA.
+ * windows and their invalidation go with RDMA. FLUSH and ATOMIC WRITE
+ * (IBA 1.5) are RC's, through ibv_wr_*() only: ibv_send_wr has no fields
+ * for them.
  */
 #define PIB_UD_OPS	(PIB_OP(IBV_WR_SEND) | PIB_OP(IBV_WR_SEND_WITH_IMM))
 #define PIB_UC_OPS	(PIB_UD_OPS | PIB_OP(IBV_WR_RDMA_WRITE) | \
@@ -49,9 +52,13 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 #define PIB_RC_OPS	(PIB_UC_OPS | PIB_OP(IBV_WR_RDMA_READ) | \
 			 PIB_OP(IBV_WR_ATOMIC_CMP_AND_SWP) | \
 			 PIB_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) | \
-			 PIB_OP(IBV_WR_SEND_WITH_INV))
+			 PIB_OP(IBV_WR_SEND_WITH_INV) | PIB_OP(PIB_WR_FLUSH) | \
+			 PIB_OP(IBV_WR_ATOMIC_WRITE))
 
-/* The same sets as ibv_qp_init_attr_ex send_ops_flags. */
+/*
+ * The same sets as ibv_qp_init_attr_ex send_ops_flags, but FLUSH's, which
+ * only some libibverbs have (pib_verbs_compat.h): pib_qp.c adds it.
+ */
 #define PIB_UD_SEND_OPS	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
 #define PIB_UC_SEND_OPS	(PIB_UD_SEND_OPS | IBV_QP_EX_WITH_RDMA_WRITE | \
 			 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
@@ -59,7 +66,8 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 #define PIB_RC_SEND_OPS	(PIB_UC_SEND_OPS | IBV_QP_EX_WITH_RDMA_READ | \
 			 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-			 IBV_QP_EX_WITH_SEND_WITH_INV)
+			 IBV_QP_EX_WITH_SEND_WITH_INV | \
+			 IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 static uint32_t pib_qp_type_ops(enum ibv_qp_type qp_type)
 {
@@ -138,14 +146,20 @@ static bool pib_wr_is_local(enum ibv_wr_opcode op)
 	return op == IBV_WR_LOCAL_INV || op == IBV_WR_BIND_MW;
 }
 
+/* FLUSH and ATOMIC WRITE: their builder gives all, no SGEs, no data. */
+static bool pib_wr_is_iba15(enum ibv_wr_opcode op)
+{
+	return op == (int)PIB_WR_FLUSH || op == IBV_WR_ATOMIC_WRITE;
+}
+
 /*
- * READ and atomics write to local memory, and local work requests have
- * none: there is nothing to inline.
+ * READ and atomics write to local memory, and local work requests, FLUSH
+ * and ATOMIC WRITE have none: there is nothing to inline.
  */
 static bool pib_wr_may_inline(enum ibv_wr_opcode op)
 {
 	return op != IBV_WR_RDMA_READ && !pib_wr_is_atomic(op) &&
-	       !pib_wr_is_local(op);
+	       !pib_wr_is_local(op) && !pib_wr_is_iba15(op);
 }
 
 /* The access flags a bind may ask for (local write means nothing there). */
@@ -239,6 +253,7 @@ static int pib_ud_check(const struct pib_sq *sq, const struct ibv_ah *ah,
  * have, unknown send flags, more SGEs than @sq->max_sge, more inline bytes
  * than @sq->max_inline (their sum goes to @inline_len), inline data with
  * READ or atomics, an atomic that is misaligned or has not one 8-byte SGE,
+ * a FLUSH or ATOMIC WRITE (which only their ibv_wr_*() builders post),
  * or a UD destination that is not an AH of this context or has a QPN of
  * more than 24 bits, or a bind of another window type than @mw_type.
  * @wr->next is not looked at.
@@ -250,6 +265,8 @@ static int pib_send_wr_check(const struct pib_sq *sq,
 	int err = pib_wr_hdr_check_mw(sq, wr, mw_type);
 
 	*inline_len = 0;
+	if (!err && pib_wr_is_iba15(wr->opcode))
+		err = EINVAL;	/* ibv_wr_flush(), ibv_wr_atomic_write() */
 	if (err || pib_wr_is_local(wr->opcode))
 		return err;	/* (a local work request's SGEs are not looked at) */
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > sq->max_sge)
@@ -517,6 +534,65 @@ struct pib_send_wqe *pib_sq_batch_add(struct pib_sq *sq,
 	return wqe;
 }
 
+/**
+ * pib_sq_batch_set_flush() - the fields of a FLUSH that pib_sq_batch_add()
+ *	added (ibv_wr_flush())
+ * @sq: the send queue, in a batch
+ * @wqe: the WQE, or NULL after an error
+ * @rkey: the remote MR's R_Key
+ * @addr: the first byte to flush (IBV_FLUSH_RANGE)
+ * @len: bytes (IBV_FLUSH_RANGE), at most what a RETH holds
+ * @type: PIB_FLUSH_TYPE_* bits (IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT), at
+ *	least one
+ * @level: PIB_FLUSH_LEVEL_RANGE or PIB_FLUSH_LEVEL_MR (IBV_FLUSH_RANGE,
+ *	IBV_FLUSH_MR)
+ *
+ * Anything else makes the batch fail with EINVAL.
+ */
+void pib_sq_batch_set_flush(struct pib_sq *sq, struct pib_send_wqe *wqe,
+			    uint32_t rkey, uint64_t addr, size_t len,
+			    uint8_t type, uint8_t level)
+{
+	if (!wqe)
+		return;
+	if (len > UINT32_MAX || !type ||
+	    (type & ~(PIB_FLUSH_TYPE_GLOBAL | PIB_FLUSH_TYPE_PERSISTENT)) ||
+	    level > PIB_FLUSH_LEVEL_MR) {
+		sq->err = EINVAL;
+		return;
+	}
+	wqe->wr.flush.remote_addr = addr;
+	wqe->wr.flush.rkey = rkey;
+	wqe->wr.flush.length = len;
+	wqe->wr.flush.type = type;
+	wqe->wr.flush.level = level;
+}
+
+/**
+ * pib_sq_batch_set_atomic_write() - the fields of an ATOMIC WRITE that
+ *	pib_sq_batch_add() added (ibv_wr_atomic_write())
+ * @sq: the send queue, in a batch
+ * @wqe: the WQE, or NULL after an error
+ * @rkey: the remote MR's R_Key
+ * @addr: where the 8 bytes go, 8-byte aligned (else EINVAL)
+ * @data: the 8 bytes
+ */
+void pib_sq_batch_set_atomic_write(struct pib_sq *sq, struct pib_send_wqe *wqe,
+				   uint32_t rkey, uint64_t addr,
+				   const void *data)
+{
+	if (!wqe)
+		return;
+	if (addr % sizeof(uint64_t) || !data) {
+		sq->err = EINVAL;
+		return;
+	}
+	wqe->wr.atomic_write.remote_addr = addr;
+	wqe->wr.atomic_write.rkey = rkey;
+	memcpy(wqe->wr.atomic_write.data, data,
+	       sizeof(wqe->wr.atomic_write.data));
+}
+
 /* The WQE the setters work on; a setter before any builder is an error. */
 static struct pib_send_wqe *pib_sq_batch_last(struct pib_sq *sq)
 {
@@ -538,6 +614,7 @@ void pib_sq_batch_set_sge_list(struct pib_sq *sq, size_t num_sge,
 	if (!wqe)
 		return;
 	if (num_sge > sq->max_sge || (num_sge && !sg_list) ||
+	    pib_wr_is_iba15(wqe->opcode) ||
 	    (pib_wr_is_atomic(wqe->opcode) &&
 	     pib_atomic_sge_check(num_sge, sg_list))) {
 		sq->err = EINVAL;

@@ -103,6 +103,12 @@ void pib_sq_batch_set_inline_list(struct pib_sq *sq, size_t num_buf,
 				  const struct ibv_data_buf *buf_list);
 void pib_sq_batch_set_ud_addr(struct pib_sq *sq, struct ibv_ah *ah,
 			      uint32_t remote_qpn, uint32_t remote_qkey);
+void pib_sq_batch_set_flush(struct pib_sq *sq, struct pib_send_wqe *wqe,
+			    uint32_t rkey, uint64_t addr, size_t len,
+			    uint8_t type, uint8_t level);
+void pib_sq_batch_set_atomic_write(struct pib_sq *sq, struct pib_send_wqe *wqe,
+				   uint32_t rkey, uint64_t addr,
+				   const void *data);
 int pib_sq_batch_commit(struct pib_sq *sq, uint32_t *posted);
 
 int pib_rq_post(struct pib_rq *rq, struct ibv_recv_wr *wr,

@@ -131,7 +131,8 @@ static void fq_setup_objects(struct fq *f)
 	f->mr = pib_reg_user_mr(&f->pd.ibpd, FUZZ_MR_VA, FUZZ_MR_LEN, FUZZ_MR_VA,
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-				IB_ACCESS_MW_BIND, NULL, NULL);
+				IB_ACCESS_MW_BIND | IB_ACCESS_FLUSH_GLOBAL, NULL,
+				NULL);
 	FUZZ_CHECK(!IS_ERR(f->mr));
 	/* What the RDMA core sets once the driver made the MR. */
 	f->mr->device = &f->dev->ibdev;
@@ -157,7 +158,7 @@ static void fq_qp_connect(struct fq *f, struct pib_qp *qp, unsigned int i,
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_INIT, .port_num = PIB_PORT_NUM,
 		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-				   IB_ACCESS_REMOTE_ATOMIC,
+				   IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_FLUSH_GLOBAL,
 		.qkey = fq_types[i] == IB_QPT_GSI ? IB_QP1_QKEY :
 			fq_types[i] == IB_QPT_SMI ? 0 : FQ_QKEY,
 	};
@@ -332,6 +333,25 @@ static void fq_user_bind(struct fq *f, struct pib_send_wqe *wqe, u8 how)
 		wqe->wr.bind.flags = how & 1 ? 0 : PIB_BIND_TYPE_1;
 }
 
+/*
+ * Make @wqe (random bytes) a FLUSH or an ATOMIC WRITE (@how bit 0) to the
+ * peer's memory, its other fields as they came, or (bit 1) with no SGEs.
+ */
+static void fq_user_iba15(struct fq *f, struct pib_send_wqe *wqe, u8 how)
+{
+	wqe->opcode = how & 1 ? PIB_WR_FLUSH : PIB_WR_ATOMIC_WRITE;
+	if (how & 2)
+		wqe->num_sge = 0;
+	if (how & 1) {
+		wqe->wr.flush.rkey = FQ_REMOTE_RKEY;
+		wqe->wr.flush.type = 1 + wqe->wr.flush.type % 3;
+		wqe->wr.flush.level &= 1;
+	} else {
+		wqe->wr.atomic_write.rkey = FQ_REMOTE_RKEY;
+		wqe->wr.atomic_write.remote_addr = FQ_REMOTE_VA;
+	}
+}
+
 static void fq_user_wqe(struct fq *f, struct fuzz_in *in)
 {
 	struct pib_qp *qp = f->qp[FQ_USER];
@@ -355,6 +375,8 @@ static void fq_user_wqe(struct fq *f, struct fuzz_in *in)
 			((struct pib_send_wqe *)e)->opcode = PIB_WR_REG_MR;
 		if (how & 8)
 			fq_user_bind(f, (struct pib_send_wqe *)e, how >> 4);
+		else if (how & 0x80)
+			fq_user_iba15(f, (struct pib_send_wqe *)e, how >> 4);
 	}
 	nsge = min_t(u32, nsge, (ring->stride - (u32)((u8 *)sge - e)) /
 				sizeof(*sge));
@@ -409,11 +431,16 @@ static bool fq_is_response(u8 op)
 static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
 {
 	unsigned int rules = pib_opcodes[op].ext;
-	u32 off = rules & PIB_EXT_DETH ? PIB_DETH_LEN : 0;
+	bool reth = rules & PIB_EXT_RETH;
+	u32 off = pib_ext_off(rules, reth ? PIB_EXT_RETH : PIB_EXT_ATOMICETH);
 
 	if (!(rules & (PIB_EXT_RETH | PIB_EXT_ATOMICETH)) ||
-	    n < off + (rules & PIB_EXT_RETH ? PIB_RETH_LEN : PIB_ATOMICETH_LEN))
+	    n < off + (reth ? PIB_RETH_LEN : PIB_ATOMICETH_LEN))
 		return;
+	/* A FLUSH's FETH: a placement, now and then reserved bits too. */
+	if (rules & PIB_EXT_FETH && !(ext[3] & 0x40))
+		pib_feth_set((struct pib_feth *)ext, 1 + ext[3] % 3,
+			     (ext[3] >> 7) & 1);
 	put_unaligned_be64(FUZZ_MR_VA + get_unaligned_be64(ext + off) %
 			     (FUZZ_MR_LEN + 64), ext + off);
 	/* (a window's R_Key now and then: its own, or the one a bind gave) */

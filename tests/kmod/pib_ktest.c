@@ -489,19 +489,33 @@ static void pib_ktest_srq_put(struct pib_ktest_srq *s)
 		ib_free_cq(s->cq);
 }
 
-/* A kernel QP on an SRQ goes to RESET (which forgets its receive queue). */
+/*
+ * A kernel QP on an SRQ goes to RESET (which forgets its receive queue),
+ * and takes its completions that were not polled out of the CQ: the
+ * flush of a SEND posted in ERR.
+ */
 static void pib_ktest_srq_reset(struct pib_ktest *t)
 {
-	struct ib_qp_attr a = { .qp_state = IB_QPS_RESET };
+	struct ib_qp_attr a = { .qp_state = IB_QPS_ERR };
 	struct pib_ktest_srq s;
+	struct ib_wc wc;
 	int err;
 
 	if (pib_ktest_srq_get(t, &s, PIB_KTEST_DEPTH, "SRQ QP to RESET"))
 		goto out;
 	err = pib_ktest_connect(t, s.qp, s.qp->qp_num);
 	pib_ktest_check(t, !err, "SRQ QP to RESET: to RTS: %d", err);
+	err = ib_modify_qp(s.qp, &a, IB_QP_STATE) ||
+	      pib_ktest_post_send(t, s.qp, 1, IB_SEND_SIGNALED);
+	msleep(PIB_KTEST_SETTLE_MS);
+	pib_ktest_check(t, !err && ib_req_notify_cq(s.cq, IB_CQ_NEXT_COMP |
+						    IB_CQ_REPORT_MISSED_EVENTS) > 0,
+			"SRQ QP to RESET: a SEND posted in ERR is flushed to the CQ");
+	a.qp_state = IB_QPS_RESET;
 	err = ib_modify_qp(s.qp, &a, IB_QP_STATE);
 	pib_ktest_check(t, !err, "SRQ QP to RESET: %d", err);
+	pib_ktest_check(t, !ib_poll_cq(s.cq, 1, &wc),
+			"SRQ QP to RESET: its completion left the CQ");
 	err = pib_ktest_connect(t, s.qp, s.qp->qp_num);
 	pib_ktest_check(t, !err, "SRQ QP to RTS again after RESET: %d", err);
 out:

@@ -9,11 +9,15 @@
 # hosts (every message must arrive once and intact), then with the LAN cut
 # (the QP must fail with a retry-exceeded status, in bounded time). Two
 # runs write and read through memory windows host1 binds (type 1 on the
-# clean LAN, type 2 on the bad one).
+# clean LAN, type 2 on the bad one). pib-memops, on the clean LAN and the
+# bad one: ATOMIC WRITEs from host2 land in host1's memory and read back,
+# and host1's ibv_rereg_mr moves its MR under the same R_Key, then takes
+# remote write away (a WRITE then fails with a remote access error).
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 tool=$PIB_BUILD/tools/pib-integrity
+memops=$PIB_BUILD/tools/pib-memops
 # The QPs' local ACK timeout: the tool's 2^14 * 4.096 us (pib makes it at
 # least 200 ms), or about 1 s on a slow kernel (make test-debug), whose
 # guests stall for seconds at a time: pib doubles it per retry up to 4 s,
@@ -21,17 +25,16 @@ tool=$PIB_BUILD/tools/pib-integrity
 ack=()
 [ "${PIB_TIMEOUT_FACTOR:-1}" -gt 1 ] && ack=(--timeout 18)
 
-# integrity NAME CLIENT-OPTIONS...: one run, host1 serving (with the
-# options in $server_opts), host2 the client. With $server_may_fail set,
-# only the client's verdict counts (a cut LAN leaves the server with a
-# peer that went away).
-integrity() {
-	local name=$1 out st=0
-	shift
+# pair NAME TOOL SERVER-OPTIONS CLIENT-OPTIONS...: one run, host1 serving
+# (with the options in SERVER-OPTIONS, split), host2 the client. With
+# $server_may_fail set, only the client's verdict counts (a cut LAN leaves
+# the server with a peer that went away).
+pair() {
+	local name=$1 tool=$2 sopts=$3 out st=0
+	shift 3
 	if [ "$PIB_HOST" = 1 ]; then
 		# shellcheck disable=SC2086 # (options, split on purpose)
-		"$tool" --server -d pibeth0 --deadline "$(tf 400)" "${ack[@]}" \
-			${server_opts:-} >"$PIB_RESULTS/$name.server" 2>&1 &
+		"$tool" --server -d pibeth0 $sopts >"$PIB_RESULTS/$name.server" 2>&1 &
 		local pid=$!
 		barrier "listen-$name"
 		wait "$pid" || st=$?
@@ -40,9 +43,7 @@ integrity() {
 	else
 		barrier "listen-$name"
 		sleep 2
-		out=$("$tool" --client 10.99.0.1 -d pibeth0 --deadline "$(tf 400)" \
-			"${ack[@]}" "$@" 2>&1) ||
-			st=$?
+		out=$("$tool" --client 10.99.0.1 -d pibeth0 "$@" 2>&1) || st=$?
 	fi
 	echo "$out" | tail -n 3
 	if [ "$st" = 0 ]; then
@@ -52,6 +53,20 @@ integrity() {
 		tail -n 10 <<<"$out" | sed 's/^/    /'
 	fi
 	barrier "done-$name"
+}
+
+# integrity NAME CLIENT-OPTIONS...: a pib-integrity run (server options in
+# $server_opts).
+integrity() {
+	local name=$1
+	shift
+	pair "$name" "$tool" "--deadline $(tf 400) ${ack[*]} ${server_opts:-}" \
+		--deadline "$(tf 400)" "${ack[@]}" "$@"
+}
+
+# memops NAME ROUNDS: a pib-memops run.
+memops() {
+	pair "$1" "$memops" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
 }
 
 # netem on pib's UDP port only: the tool's TCP exchange stays clean.
@@ -66,6 +81,7 @@ server_opts="--mw 1" integrity "type 1 memory windows" -n 100 -s 100000 \
 	--ops write,read -S 5
 [ "$PIB_HOST" = 1 ] && check "host1 served them through type 1 windows" \
 	grep -q "memory windows of type 1 bound" "$PIB_RESULTS/type 1 memory windows.server"
+memops "ATOMIC WRITE and rereg" 20
 pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
@@ -75,6 +91,7 @@ server_opts="--mw 2" integrity "bad LAN, type 2 memory windows" -n 100 \
 	-s 100000 --ops write,read -S 6
 [ "$PIB_HOST" = 1 ] && check "host1 served them through type 2 windows" \
 	grep -q "memory windows of type 2 bound" "$PIB_RESULTS/bad LAN, type 2 memory windows.server"
+memops "bad LAN, ATOMIC WRITE and rereg" 20
 check "LAN cut for pib" pib_netem loss 100%
 # host2's requester under pib's tracepoints (through tracefs): timeouts
 # and retransmits until the retries run out, the failed WQE's completion

@@ -3,7 +3,10 @@
  * Unit tests of the packet codecs in pib_hdr.h: header round trips, ICRC
  * and VCRC rules, the opcode table, and hostile input to pib_pkt_parse().
  */
+#include <arpa/inet.h>
 #include <string.h>
+
+#include <rdma/pib-abi.h>
 
 #include "pib_hdr.h"
 #include "unit.h"
@@ -220,11 +223,44 @@ static void test_opcode_table(void)
 			CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_PAYLOAD);
 		}
 	}
-	CHECK_EQ(known, 37);
+	CHECK_EQ(known, 39);
+	/* IBA 1.5: FETH, then RETH; ATOMIC WRITE's 8 bytes are payload. */
+	CHECK_EQ(pib_ext_len(pib_opcodes[PIB_OPCODE_RC_FLUSH].ext), 20);
+	CHECK_EQ(pib_ext_off(pib_opcodes[PIB_OPCODE_RC_FLUSH].ext, PIB_EXT_RETH), 4);
+	CHECK_EQ(pib_ext_len(pib_opcodes[PIB_OPCODE_RC_ATOMIC_WRITE].ext), 16);
+	CHECK(pib_opcodes[PIB_OPCODE_RC_ATOMIC_WRITE].ext & PIB_EXT_PAYLOAD);
 	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE].ext), 12);
 	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_COMPARE_SWAP].ext), 28);
 	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE].ext), 20);
 	CHECK_EQ(pib_ext_len(pib_opcodes[IB_OPCODE_UD_SEND_ONLY_WITH_IMMEDIATE].ext), 12);
+}
+
+/* The FETH's fields where IBA 1.5 puts them, and what is not a FETH. */
+static void test_feth(void)
+{
+	struct pib_feth h;
+	const __u8 *b = (const __u8 *)&h;
+
+	pib_feth_set(&h, PIB_FLUSH_GLOBAL | PIB_FLUSH_PERSISTENT, PIB_FLUSH_MR);
+	CHECK_EQ(b[0] | b[1] | b[2], 0);
+	CHECK_EQ(b[3], 0x13);
+	CHECK_EQ(pib_feth_type(&h), 3);
+	CHECK_EQ(pib_feth_level(&h), PIB_FLUSH_MR);
+	CHECK(!pib_feth_bad(&h));
+	pib_feth_set(&h, 0, PIB_FLUSH_RANGE);
+	CHECK(pib_feth_bad(&h));	/* no placement */
+	pib_feth_set(&h, 4, PIB_FLUSH_RANGE);
+	CHECK(pib_feth_bad(&h));	/* a reserved type bit */
+	pib_feth_set(&h, PIB_FLUSH_GLOBAL, 2);
+	CHECK(pib_feth_bad(&h));	/* a reserved level */
+	pib_feth_set(&h, PIB_FLUSH_GLOBAL, PIB_FLUSH_RANGE);
+	h.bits |= htonl(0x100);
+	CHECK(pib_feth_bad(&h));	/* reserved bits */
+	/* A FLUSH WQE's fields go into the FETH as they are. */
+	CHECK_EQ(PIB_FLUSH_TYPE_GLOBAL, PIB_FLUSH_GLOBAL);
+	CHECK_EQ(PIB_FLUSH_TYPE_PERSISTENT, PIB_FLUSH_PERSISTENT);
+	CHECK_EQ(PIB_FLUSH_LEVEL_RANGE, PIB_FLUSH_RANGE);
+	CHECK_EQ(PIB_FLUSH_LEVEL_MR, PIB_FLUSH_MR);
 }
 
 /*
@@ -539,6 +575,7 @@ int main(void)
 	test_header_round_trips();
 	test_icrc_variant_fields();
 	test_opcode_table();
+	test_feth();
 	test_opcode_links();
 	test_bad_fields();
 	test_truncation_and_bit_flips();

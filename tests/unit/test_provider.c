@@ -636,6 +636,84 @@ static void test_batch(void)
 	free(sq.ring.buf);
 }
 
+/*
+ * FLUSH and ATOMIC WRITE (IBA 1.5): their builders' fields, no SGEs or
+ * inline data, RC only, and never through ibv_post_send().
+ */
+static void test_batch_iba15(void)
+{
+	struct pib_sq sq = sq_new(IBV_QPT_RC, 4);
+	struct pib_sq uc = sq_new(IBV_QPT_UC, 4);
+	struct ibv_send_wr flush = { .wr_id = 7,
+				     .opcode = (enum ibv_wr_opcode)PIB_WR_FLUSH };
+	struct ibv_send_wr aw = { .wr_id = 8, .opcode = IBV_WR_ATOMIC_WRITE };
+	struct ibv_sge sge = { .addr = 0x10, .length = 8, .lkey = 2 };
+	const uint8_t data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct ibv_send_wr *bad = NULL;
+	struct pib_send_wqe *wqe;
+	uint32_t posted = 0;
+
+	CHECK(pib_wr_opcode_allowed(IBV_QPT_RC, IBV_WR_ATOMIC_WRITE));
+	CHECK(!pib_wr_opcode_allowed(IBV_QPT_UC, IBV_WR_ATOMIC_WRITE));
+	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_ATOMIC_WRITE);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 0x99,
+			       0x1000, 4096, PIB_FLUSH_TYPE_GLOBAL,
+			       PIB_FLUSH_LEVEL_MR);
+	pib_sq_batch_set_atomic_write(&sq, pib_sq_batch_add(&sq, &aw), 0x98,
+				      0x2008, data);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), 0);
+	CHECK_EQ(posted, 2);
+	wqe = sq_wqe(&sq, 0);
+	CHECK_EQ(wqe->opcode, PIB_WR_FLUSH);
+	CHECK_EQ(wqe->num_sge, 0);
+	CHECK_EQ(wqe->wr.flush.rkey, 0x99);
+	CHECK_EQ(wqe->wr.flush.remote_addr, 0x1000);
+	CHECK_EQ(wqe->wr.flush.length, 4096);
+	CHECK_EQ(wqe->wr.flush.type, PIB_FLUSH_TYPE_GLOBAL);
+	CHECK_EQ(wqe->wr.flush.level, PIB_FLUSH_LEVEL_MR);
+	wqe = sq_wqe(&sq, 1);
+	CHECK_EQ(wqe->opcode, PIB_WR_ATOMIC_WRITE);
+	CHECK_EQ(wqe->wr.atomic_write.rkey, 0x98);
+	CHECK_EQ(wqe->wr.atomic_write.remote_addr, 0x2008);
+	CHECK(!memcmp(wqe->wr.atomic_write.data, data, 8));
+	/* Each bad field fails the batch, and posts nothing. */
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0,
+			       1ULL << 32, PIB_FLUSH_TYPE_GLOBAL, 0);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 0, 0);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 4, 0);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 1, 2);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_atomic_write(&sq, pib_sq_batch_add(&sq, &aw), 1,
+				      0x2004, data);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&sq, 0);
+	pib_sq_batch_set_atomic_write(&sq, pib_sq_batch_add(&sq, &aw), 1,
+				      0x2000, data);
+	pib_sq_batch_set_sge_list(&sq, 1, &sge);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&uc, 0);
+	pib_sq_batch_set_atomic_write(&uc, pib_sq_batch_add(&uc, &aw), 1,
+				      0x2000, data);
+	CHECK_EQ(pib_sq_batch_commit(&uc, &posted), EINVAL);
+	CHECK_EQ(pib_ring_hdr(&sq.ring)->producer, 2);
+	/* ibv_send_wr has no fields for them. */
+	CHECK_EQ(pib_sq_post(&sq, &aw, &bad, &posted), EINVAL);
+	CHECK(bad == &aw);
+	CHECK_EQ(pib_sq_post(&sq, &flush, &bad, &posted), EINVAL);
+	CHECK_EQ(pib_ring_hdr(&sq.ring)->producer, 2);
+	free(sq.ring.buf);
+	free(uc.ring.buf);
+}
+
 /* Start a batch, run @steps, expect @err from commit and nothing posted. */
 static void check_batch_fails(struct pib_sq *sq, int start_err,
 			      void (*steps)(struct pib_sq *), int err)
@@ -883,6 +961,37 @@ static void test_cq_poll(void)
 	free(r.buf);
 }
 
+/*
+ * A QP's completions leave the ring when it goes to RESET; the others stay,
+ * in order, across the ring's wrap, and the consumer index follows them.
+ */
+static void test_cq_clean(void)
+{
+	struct pib_ring r = ring_new(8, sizeof(struct pib_cqe));
+	static const uint32_t qpn[6] = { 7, 9, 7, 7, 9, 8 };
+	uint32_t start = 0xfffffffd, i;
+	struct ibv_wc wc[8];
+
+	ring_at(&r, start);
+	for (i = 0; i < 6; i++)
+		cqe_at(&r, start + i, 100 + i)->qp_num = qpn[i];
+	kernel_produced(&r, start + 6);
+	CHECK_EQ(pib_cq_ring_clean(&r, 5), 0);
+	CHECK_EQ(pib_ring_hdr(&r)->consumer, start);
+	CHECK_EQ(pib_cq_ring_clean(&r, 7), 3);
+	CHECK_EQ(pib_ring_hdr(&r)->consumer, start + 3);
+	CHECK_EQ(pib_cq_ring_poll(&r, 8, wc), 3);
+	CHECK_EQ(wc[0].wr_id, 101);
+	CHECK_EQ(wc[1].wr_id, 104);
+	CHECK_EQ(wc[2].wr_id, 105);
+	CHECK_EQ(wc[2].qp_num, 8);
+	CHECK_EQ(pib_cq_ring_clean(&r, 9), 0);
+	/* A producer index beyond the ring's size moves nothing. */
+	kernel_produced(&r, start + 6 + 9);
+	CHECK_EQ(pib_cq_ring_clean(&r, 9), 0);
+	free(r.buf);
+}
+
 static void test_cq_cursor(void)
 {
 	struct pib_ring r = ring_new(4, sizeof(struct pib_cqe));
@@ -991,10 +1100,12 @@ int main(void)
 	test_send_full();
 	test_send_ud();
 	test_batch();
+	test_batch_iba15();
 	test_batch_bad();
 	test_recv();
 	test_cqe_to_wc();
 	test_cq_poll();
+	test_cq_clean();
 	test_cq_cursor();
 	test_av();
 	return unit_done("test_provider");

@@ -126,7 +126,19 @@ enum pib_wr_opcode {
 	PIB_WR_LOCAL_INV		= 7,
 	PIB_WR_BIND_MW			= 8,
 	PIB_WR_SEND_WITH_INV		= 9,
+	PIB_WR_FLUSH			= 14,
+	PIB_WR_ATOMIC_WRITE		= 15,
 };
+
+/*
+ * A FLUSH WQE's placement type bits and selectivity level: enum
+ * ibv_placement_type's and enum ibv_selectivity_level's values, which are
+ * the FETH's (IBA 1.5).
+ */
+#define PIB_FLUSH_TYPE_GLOBAL		0x01
+#define PIB_FLUSH_TYPE_PERSISTENT	0x02
+#define PIB_FLUSH_LEVEL_RANGE		0
+#define PIB_FLUSH_LEVEL_MR		1
 
 /* A BIND_MW WQE's flags: the MW's type as the provider knows it. */
 #define PIB_BIND_TYPE_1		0x01
@@ -174,6 +186,12 @@ enum pib_wr_opcode {
  * @wr.bind.lkey: the MR's L_Key
  * @wr.bind.access: PIB_ACCESS_REMOTE_* and PIB_ACCESS_ZERO_BASED
  * @wr.bind.flags: PIB_BIND_*
+ * @wr.flush: FLUSH (IBA 1.5): make [remote_addr, remote_addr + length)
+ *	of the R_Key's MR (@wr.flush.level PIB_FLUSH_LEVEL_RANGE), or all of
+ *	it (PIB_FLUSH_LEVEL_MR), reach the placements whose bits
+ *	(PIB_FLUSH_TYPE_*) @wr.flush.type has
+ * @wr.atomic_write: ATOMIC WRITE (IBA 1.5): @wr.atomic_write.data, 8 bytes
+ *	in memory order, to remote_addr (8-byte aligned) at once
  *
  * The header is followed by the SGEs the message comes from (or goes to,
  * for READ and atomics), or with PIB_SEND_INLINE by the message itself.
@@ -222,6 +240,20 @@ struct pib_send_wqe {
 			__u32 flags;
 			__u32 reserved;
 		} bind;
+		struct {
+			__aligned_u64 remote_addr;
+			__u32 rkey;
+			__u32 length;
+			__u8 type;
+			__u8 level;
+			__u8 reserved[6];
+		} flush;
+		struct {
+			__aligned_u64 remote_addr;
+			__u8 data[8];
+			__u32 rkey;
+			__u32 reserved;
+		} atomic_write;
 	} wr;
 };
 

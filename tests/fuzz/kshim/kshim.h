@@ -121,6 +121,7 @@ static inline unsigned long __ffs(unsigned long w)
 #define smp_load_acquire(p)	READ_ONCE(*(p))
 #define smp_store_release(p, v)	WRITE_ONCE(*(p), (v))
 #define smp_mb__after_atomic()	do { } while (0)
+#define smp_wmb()		do { } while (0)
 
 /* Byte order: the host is little-endian, as the harnesses check. */
 #define cpu_to_be16(x)		((__be16)__builtin_bswap16(x))

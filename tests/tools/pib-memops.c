@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pib-memops: what happens to memory across hosts, checked on both sides,
+ * over one RC QP (the client's requests, the server's memory):
+ *
+ *   atomic     the client ATOMIC WRITEs (IBA 1.5, ibv_wr_atomic_write())
+ *              64 words into the server's MR, round after round, reads
+ *              them back with an RDMA READ, and the server finds them in
+ *              its memory;
+ *   rereg      the server moves its MR to other memory (ibv_rereg_mr(),
+ *              same R_Key); the client WRITEs there and reads it back,
+ *              and the server finds the bytes in the new memory and the
+ *              old memory as it was;
+ *   noaccess   the server takes remote write away (ibv_rereg_mr()); the
+ *              client's WRITE fails with a remote access error.
+ *
+ *   pib-memops --server -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
+ *   pib-memops --client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
+ *
+ * The TCP connection (port 18516 unless given) carries the QP's address
+ * and one byte per step. The last line is "pib-memops: OK" or
+ * "pib-memops: FAILED: <reason>"; the exit status 0 or 1 (2: bad usage).
+ * Nothing waits past -t seconds (default 300).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define PROG		"pib-memops"
+#define WORDS		64
+#define AREA		(WORDS * 8)
+#define REGION		4096
+#define PSN		0x1234
+
+struct peer {
+	uint32_t qpn;
+	uint16_t lid;
+	uint16_t pad;
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t rounds;
+};
+
+static const char *dev_name, *host;
+static int port = 18516, rounds = 20, seconds = 300, sock = -1;
+static double deadline;
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp;
+static struct ibv_mr *mr;
+static uint8_t *mem, *other;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(PROG ": FAILED: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The word @i of round @r: different in every round and place. */
+static uint64_t word(uint32_t r, uint32_t i)
+{
+	return (r + 1) * 0x9e3779b97f4a7c15ull ^ i;
+}
+
+/* ------------------------------------------------------------------ TCP */
+
+static void tcp_io(void *buf, size_t len, int out)
+{
+	uint8_t *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? send(sock, p, len, MSG_NOSIGNAL) : recv(sock, p, len, 0);
+		if (n <= 0)
+			die("the TCP connection: %s", n ? strerror(errno) : "closed");
+		p += n;
+		len -= n;
+	}
+}
+
+/* One step's byte: send it, or receive it and see it is @want. */
+static void say(char c)
+{
+	tcp_io(&c, 1, 1);
+}
+
+static void expect(char want, const char *what)
+{
+	char c;
+
+	tcp_io(&c, 1, 0);
+	if (c != want)
+		die("%s: the peer said '%c'", what, c);
+}
+
+static void tcp_connect(void)
+{
+	struct timeval tv = { .tv_sec = seconds };
+	struct addrinfo hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct addrinfo *ai;
+	char service[16];
+	int one = 1, l;
+
+	if (!host) {
+		l = socket(AF_INET, SOCK_STREAM, 0);
+		if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+		    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
+			die("listening on TCP port %d: %s", port, strerror(errno));
+		sock = accept(l, NULL, NULL);
+		if (sock < 0)
+			die("no client within %d s: %s", seconds, strerror(errno));
+		close(l);
+	} else {
+		snprintf(service, sizeof(service), "%d", port);
+		if (getaddrinfo(host, service, &hint, &ai))
+			die("cannot resolve %s", host);
+		while (sock < 0 && now() < deadline) {
+			sock = socket(AF_INET, SOCK_STREAM, 0);
+			if (!connect(sock, ai->ai_addr, ai->ai_addrlen))
+				break;
+			close(sock);
+			sock = -1;
+			usleep(200000);
+		}
+		freeaddrinfo(ai);
+		if (sock < 0)
+			die("cannot connect to %s port %d", host, port);
+	}
+	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* ---------------------------------------------------------------- verbs */
+
+static void qp_create(void)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC, .pd = pd,
+		.cap = { .max_send_wr = 2 * WORDS, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_READ,
+	};
+
+	qp = ibv_create_qp_ex(ctx, &a);
+	if (!qp)
+		die("ibv_create_qp_ex with ATOMIC WRITE: %s", strerror(errno));
+}
+
+/* RESET -> INIT -> RTR -> RTS, to the peer's QP. */
+static void qp_connect(const struct peer *p)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RESET,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("modify_qp to RESET: %s", strerror(errno));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("modify_qp to INIT: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = p->qpn;
+	a.rq_psn = PSN;
+	a.max_dest_rd_atomic = 8;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = p->lid;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("modify_qp to RTR: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = PSN;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 8;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("modify_qp to RTS: %s", strerror(errno));
+}
+
+/* The statuses of @n completions, every one @want, in order. */
+static void wait_wcs(int n, enum ibv_wc_status want, const char *what)
+{
+	struct ibv_wc wc;
+	int got = 0, k;
+
+	while (got < n) {
+		k = ibv_poll_cq(cq, 1, &wc);
+		if (k < 0)
+			die("ibv_poll_cq: %d", k);
+		if (!k) {
+			if (now() > deadline)
+				die("%s: %d of %d completions before the deadline",
+				    what, got, n);
+			usleep(100);
+			continue;
+		}
+		if (wc.status != want)
+			die("%s: completion %d: %s, not %s", what, got,
+			    ibv_wc_status_str(wc.status), ibv_wc_status_str(want));
+		got++;
+	}
+}
+
+static void post_rdma(int write, const struct peer *p, uint32_t off,
+		      struct ibv_mr *lmr, uint32_t len)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+
+	ibv_wr_start(qx);
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	if (write)
+		ibv_wr_rdma_write(qx, p->rkey, p->addr + off);
+	else
+		ibv_wr_rdma_read(qx, p->rkey, p->addr + off);
+	ibv_wr_set_sge(qx, lmr->lkey, (uintptr_t)lmr->addr, len);
+	if (ibv_wr_complete(qx))
+		die("posting an RDMA %s: %s", write ? "WRITE" : "READ",
+		    strerror(errno));
+}
+
+/* --------------------------------------------------------------- client */
+
+static void client(struct peer *p, struct ibv_mr *lmr)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(qp);
+	uint64_t v, *got = lmr->addr;
+	uint32_t r, i;
+
+	for (r = 0; r < p->rounds; r++) {
+		ibv_wr_start(qx);
+		for (i = 0; i < WORDS; i++) {
+			v = word(r, i);
+			qx->wr_id = i;
+			qx->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_atomic_write(qx, p->rkey, p->addr + 8 * i, &v);
+		}
+		if (ibv_wr_complete(qx))
+			die("posting %d ATOMIC WRITEs: %s", WORDS, strerror(errno));
+		wait_wcs(WORDS, IBV_WC_SUCCESS, "ATOMIC WRITEs");
+		memset(got, 0, AREA);
+		post_rdma(0, p, 0, lmr, AREA);
+		wait_wcs(1, IBV_WC_SUCCESS, "READ after ATOMIC WRITEs");
+		for (i = 0; i < WORDS; i++)
+			if (got[i] != word(r, i))
+				die("round %u: word %u read back %#llx, not %#llx",
+				    r, i, (unsigned long long)got[i],
+				    (unsigned long long)word(r, i));
+		say('a');
+		expect('A', "the server's memory after ATOMIC WRITEs");
+	}
+	printf("atomic: %u rounds of %d ATOMIC WRITEs read back and found\n",
+	       p->rounds, WORDS);
+	say('r');
+	tcp_io(&p->addr, sizeof(p->addr), 0);
+	memset(got, 0x5a, AREA);
+	post_rdma(1, p, 8, lmr, AREA);
+	wait_wcs(1, IBV_WC_SUCCESS, "WRITE to the reregistered MR");
+	memset(got, 0, AREA);
+	post_rdma(0, p, 8, lmr, AREA);
+	wait_wcs(1, IBV_WC_SUCCESS, "READ of the reregistered MR");
+	for (i = 0; i < WORDS; i++)
+		if (got[i] != 0x5a5a5a5a5a5a5a5aull)
+			die("word %u of the reregistered MR read back %#llx", i,
+			    (unsigned long long)got[i]);
+	say('w');
+	expect('W', "the server's memory after its rereg");
+	printf("rereg: the same R_Key wrote the new memory, not the old\n");
+	say('n');
+	expect('N', "the server's rereg without remote write");
+	memset(got, 0xee, 8);
+	post_rdma(1, p, 8, lmr, 8);
+	wait_wcs(1, IBV_WC_REM_ACCESS_ERR, "WRITE without remote write");
+	printf("noaccess: a WRITE then fails with a remote access error\n");
+	say('d');
+}
+
+/* --------------------------------------------------------------- server */
+
+static void check_words(const uint8_t *m, uint32_t off, uint32_t r,
+			const char *what)
+{
+	uint64_t v;
+	uint32_t i;
+
+	for (i = 0; i < WORDS; i++) {
+		memcpy(&v, m + off + 8 * i, sizeof(v));
+		if (v != word(r, i))
+			die("%s: word %u is %#llx, not %#llx", what, i,
+			    (unsigned long long)v, (unsigned long long)word(r, i));
+	}
+}
+
+static void server(uint32_t n)
+{
+	uint64_t addr;
+	uint32_t r, i;
+
+	for (r = 0; r < n; r++) {
+		expect('a', "ATOMIC WRITE round");
+		check_words(mem, 0, r, "after ATOMIC WRITEs");
+		say('A');
+	}
+	printf("atomic: %u rounds of %d words found in memory\n", n, WORDS);
+	expect('r', "rereg");
+	memset(other, 0, REGION);
+	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, other,
+			 REGION, 0))
+		die("ibv_rereg_mr to other memory: %s", strerror(errno));
+	addr = (uintptr_t)other;
+	tcp_io(&addr, sizeof(addr), 1);
+	expect('w', "WRITE to the reregistered MR");
+	for (i = 8; i < 8 + AREA; i++)
+		if (other[i] != 0x5a)
+			die("byte %u of the new memory is %#x", i, other[i]);
+	check_words(mem, 0, n - 1, "the old memory after rereg");
+	say('W');
+	printf("rereg: the new memory has the client's bytes, the old is as it was\n");
+	expect('n', "rereg without remote write");
+	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			 IBV_ACCESS_LOCAL_WRITE))
+		die("ibv_rereg_mr without remote write: %s", strerror(errno));
+	say('N');
+	expect('d', "the end");
+	if (other[8] != 0x5a)
+		die("a WRITE without remote write changed memory");
+	printf("noaccess: the refused WRITE changed nothing\n");
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: " PROG " --server|--client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]\n");
+	exit(2);
+}
+
+static void options(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "server", no_argument, NULL, 'S' },
+		{ "client", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, role = 0;
+
+	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
+		if (c == 'S' || c == 'C') {
+			role++;
+			host = c == 'C' ? optarg : NULL;
+		} else if (c == 'd') {
+			dev_name = optarg;
+		} else if (c == 'p') {
+			port = atoi(optarg);
+		} else if (c == 'n') {
+			rounds = atoi(optarg);
+		} else if (c == 't') {
+			seconds = atoi(optarg);
+		} else {
+			usage();
+		}
+	}
+	if (role != 1 || !dev_name || rounds < 1 || seconds < 1 || optind != argc)
+		usage();
+}
+
+static void open_dev(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die("no device %s", dev_name);
+	ibv_free_device_list(list);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 4 * WORDS, NULL, NULL, 0);
+	if (!pd || !cq)
+		die("PD and CQ: %s", strerror(errno));
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_port_attr pa;
+	struct peer me = { 0 }, peer;
+	struct ibv_mr *lmr = NULL;
+
+	options(argc, argv);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	deadline = now() + seconds;
+	open_dev();
+	mem = aligned_alloc(REGION, REGION);
+	other = aligned_alloc(REGION, REGION);
+	if (!mem || !other)
+		die("out of memory");
+	memset(mem, 0, REGION);
+	mr = ibv_reg_mr(pd, mem, REGION, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		die("ibv_reg_mr: %s", strerror(errno));
+	qp_create();
+	if (ibv_query_port(ctx, 1, &pa))
+		die("ibv_query_port: %s", strerror(errno));
+	me.qpn = qp->qp_num;
+	me.lid = pa.lid;
+	me.addr = (uintptr_t)mem;
+	me.rkey = mr->rkey;
+	me.rounds = rounds;
+	tcp_connect();
+	tcp_io(&me, sizeof(me), 1);
+	tcp_io(&peer, sizeof(peer), 0);
+	qp_connect(&peer);
+	/* Both QPs are ready to receive before either sends. */
+	say('c');
+	expect('c', "connecting the QPs");
+	if (host) {
+		/* (the server's round count: the client's own is in its frame) */
+		peer.rounds = rounds;
+		lmr = ibv_reg_mr(pd, other, REGION, IBV_ACCESS_LOCAL_WRITE);
+		if (!lmr)
+			die("ibv_reg_mr: %s", strerror(errno));
+		client(&peer, lmr);
+	} else {
+		server(peer.rounds);
+	}
+	if (ibv_destroy_qp(qp) || (lmr && ibv_dereg_mr(lmr)) ||
+	    ibv_dereg_mr(mr) || ibv_destroy_cq(cq) || ibv_dealloc_pd(pd) ||
+	    ibv_close_device(ctx))
+		die("freeing the QP, MRs, CQ, PD and device: %s", strerror(errno));
+	close(sock);
+	free(mem);
+	free(other);
+	printf(PROG ": OK\n");
+	return 0;
+}
