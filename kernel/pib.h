@@ -38,7 +38,11 @@
 				 (PIB_VER_MINOR << 16) | PIB_VER_SUB)
 #define PIB_PORT_NUM		1
 #define PIB_PKEY_TABLE_LEN	16
-#define PIB_GID_TABLE_LEN	1
+/*
+ * GID table: one GUIDInfo block (IBA 14.2.5.5). Entry 0 is the port GUID;
+ * the SM may give the port alias GUIDs in the others, empty until then.
+ */
+#define PIB_GID_TABLE_LEN	8
 #define PIB_DEFAULT_PKEY	0xffff
 #define PIB_GID_PREFIX		0xfe80000000000000ULL
 #define PIB_MAX_PD		0x10000
@@ -292,6 +296,8 @@ enum pib_stat {
  * @mkey_violations: SMPs dropped for a wrong M_Key
  * @subnet_timeout: PortInfo.SubnetTimeOut
  * @pkeys: P_Key table; entry 0 is the default partition
+ * @guids: GUIDInfo's alias GUIDs, as the SM set them; 0 for none. Entry 0
+ *	stays 0: it is the port GUID (pib_port_guid())
  * @sl2vl: SL to VL mapping, one VL per SL
  * @vlarb: VL arbitration tables, as the SM set them
  * @counters: traffic and error counters
@@ -320,6 +326,7 @@ struct pib_port {
 	u16 mkey_violations;
 	u8 subnet_timeout;
 	u16 pkeys[PIB_PKEY_TABLE_LEN];
+	__be64 guids[PIB_GID_TABLE_LEN];
 	u8 sl2vl[16];
 	u8 vlarb[PIB_VLARB_BLOCKS][PIB_SMP_DATA_LEN];
 	struct pib_counters counters;
@@ -1528,6 +1535,9 @@ int pib_pma(struct pib_dev *dev, const struct ib_mad *in, struct ib_mad *out);
 void pib_port_set_state(struct pib_dev *dev, enum ib_port_state state,
 			u32 *events);
 void pib_dispatch_events(struct pib_dev *dev, u32 events);
+__be64 pib_port_guid(struct pib_dev *dev, u32 index);
+void pib_port_gid(struct pib_dev *dev, u32 index, union ib_gid *gid);
+bool pib_port_owns_gid(struct pib_dev *dev, const u8 *raw);
 void pib_port_link_update(struct pib_dev *dev, bool notify);
 
 /* pib_restrack.c: driver details for `rdma resource show` */

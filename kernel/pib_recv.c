@@ -34,12 +34,8 @@ static bool pib_port_owns_dlid(struct pib_port *port, u16 dlid, u8 *bits)
  */
 static bool pib_port_owns_dgid(struct pib_dev *dev, const struct pib_pkt *pkt)
 {
-	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
-
 	return pkt->lrh.lnh != PIB_LNH_IBA_GLOBAL ||
-	       (!memcmp(pkt->grh.dgid, &prefix, sizeof(prefix)) &&
-		!memcmp(pkt->grh.dgid + sizeof(prefix), &dev->guid,
-			sizeof(dev->guid)));
+	       pib_port_owns_gid(dev, pkt->grh.dgid);
 }
 
 /* Index of a packet's P_Key in the port's table; false if it is not there. */

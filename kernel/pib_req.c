@@ -424,9 +424,13 @@ void pib_pkt_put_grh(struct pib_dev *dev, const struct pib_av *av, u8 *pkt,
 		.hop_limit = av->hop_limit,
 	};
 	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+	__be64 guid = pib_port_guid(dev, av->sgid_index % PIB_GID_TABLE_LEN);
 
+	/* (an alias the SM took away since: the port GUID) */
+	if (!guid)
+		guid = dev->guid;
 	memcpy(grh.sgid, &prefix, sizeof(prefix));
-	memcpy(grh.sgid + sizeof(prefix), &dev->guid, sizeof(dev->guid));
+	memcpy(grh.sgid + sizeof(prefix), &guid, sizeof(guid));
 	memcpy(grh.dgid, av->dgid, sizeof(grh.dgid));
 	pib_grh_pack(pkt + PIB_LRH_LEN, &grh);
 }

@@ -54,20 +54,108 @@ static int pib_get_node_info(struct pib_dev *dev, struct ib_smp *smp)
 	return 0;
 }
 
-/* GUIDInfo: one block of 8; entry 0 is the port GUID and read-only. */
+/**
+ * pib_port_guid() - a GUID of the port's GID table
+ * @dev: the device
+ * @index: the entry, below PIB_GID_TABLE_LEN
+ *
+ * Return: the port GUID for entry 0, the alias GUID the SM set for the
+ * others, 0 for an empty entry.
+ */
+__be64 pib_port_guid(struct pib_dev *dev, u32 index)
+{
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	__be64 guid;
+
+	if (!index)
+		return dev->guid;
+	spin_lock_irqsave(&port->lock, flags);
+	guid = port->guids[index % PIB_GID_TABLE_LEN];
+	spin_unlock_irqrestore(&port->lock, flags);
+	return guid;
+}
+
+/**
+ * pib_port_gid() - an entry of the port's GID table
+ * @dev: the device
+ * @index: the entry, below PIB_GID_TABLE_LEN
+ * @gid: set to the GID prefix and the entry's GUID, or to all zeros for an
+ *	empty entry (which the RDMA core leaves out of its GID cache)
+ */
+void pib_port_gid(struct pib_dev *dev, u32 index, union ib_gid *gid)
+{
+	__be64 guid = pib_port_guid(dev, index);
+
+	gid->global.subnet_prefix = guid ?
+		cpu_to_be64(READ_ONCE(dev->port.subnet_prefix)) : 0;
+	gid->global.interface_id = guid;
+}
+
+/**
+ * pib_port_owns_gid() - is @raw one of the port's GIDs?
+ * @dev: the device
+ * @raw: a GID, 16 bytes as on the wire
+ *
+ * Return: true if it is the GID prefix and a GUID of the port's table.
+ */
+bool pib_port_owns_gid(struct pib_dev *dev, const u8 *raw)
+{
+	__be64 prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
+	struct pib_port *port = &dev->port;
+	unsigned long flags;
+	bool found = false;
+	__be64 guid;
+	u32 i;
+
+	if (memcmp(raw, &prefix, sizeof(prefix)))
+		return false;
+	memcpy(&guid, raw + sizeof(prefix), sizeof(guid));
+	if (guid == dev->guid)
+		return true;
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 1; i < PIB_GID_TABLE_LEN && guid && !found; i++)
+		found = guid == port->guids[i];
+	spin_unlock_irqrestore(&port->lock, flags);
+	return found;
+}
+
+/* GUIDInfo: one block of 8 (GUIDCap); entry 0 is the port GUID. */
 static int pib_get_guid_info(struct pib_dev *dev, struct ib_smp *smp)
 {
+	__be64 *p = (__be64 *)smp->data;
+	u32 i;
+
 	if (be32_to_cpu(smp->attr_mod))
 		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
-	memcpy(smp->data, &dev->guid, sizeof(dev->guid));
+	for (i = 0; i < PIB_GID_TABLE_LEN; i++)
+		p[i] = pib_port_guid(dev, i);
 	return 0;
 }
 
-/* GUIDCap is 1: the only entry, the port GUID, cannot be set. */
+/*
+ * The SM sets alias GUIDs in entries 1 to 7; entry 0, the port GUID, is
+ * read-only (IBA 14.2.5.5). A change is a GID change for consumers.
+ */
 static int pib_set_guid_info(struct pib_dev *dev, struct ib_smp *smp)
 {
-	return be32_to_cpu(smp->attr_mod) ?
-		IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE : 0;
+	struct pib_port *port = &dev->port;
+	const __be64 *p = (const __be64 *)smp->data;
+	bool changed = false;
+	unsigned long flags;
+	u32 i;
+
+	if (be32_to_cpu(smp->attr_mod))
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	spin_lock_irqsave(&port->lock, flags);
+	for (i = 1; i < PIB_GID_TABLE_LEN; i++) {
+		changed |= port->guids[i] != p[i];
+		port->guids[i] = p[i];
+	}
+	spin_unlock_irqrestore(&port->lock, flags);
+	if (changed)
+		pib_dispatch_events(dev, BIT(IB_EVENT_GID_CHANGE));
+	return 0;
 }
 
 /* PKeyTable: blocks of 32 entries; the port has one block of 16. */

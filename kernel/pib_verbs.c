@@ -140,8 +140,7 @@ static int pib_query_gid(struct ib_device *ibdev, u32 port_num, int index,
 	if (index < 0 || index >= PIB_GID_TABLE_LEN)
 		return pib_refuse(ibdev, -EINVAL, "query_gid: index %d (below %d)",
 				  index, PIB_GID_TABLE_LEN);
-	gid->global.subnet_prefix = cpu_to_be64(READ_ONCE(dev->port.subnet_prefix));
-	gid->global.interface_id = dev->guid;
+	pib_port_gid(dev, index, gid);
 	return 0;
 }
 

@@ -25,6 +25,8 @@ static void check_port(struct pib_dev *dev)
 	FUZZ_CHECK(port->subnet_timeout <= 31 && port->sm_sl <= 15);
 	for (i = 0; i < ARRAY_SIZE(port->sl2vl); i++)
 		FUZZ_CHECK(port->sl2vl[i] == 0 || port->sl2vl[i] == PIB_VL15);
+	/* GUIDInfo entry 0 is the port GUID, whatever the SM sets. */
+	FUZZ_CHECK(!port->guids[0] && pib_port_guid(dev, 0) == dev->guid);
 }
 
 static void check_reply(const struct ib_mad *in, const struct ib_mad *out,

@@ -19,6 +19,19 @@ ipoib_partitions
 pib_fabric_up
 ipoib_up rdma_ucm
 
+# An alias GUID the SM set (GUIDInfo entry 1) is a GID that traffic uses:
+# a GRH from and to GID 1 (ib_send_bw -x 1, the port to itself). GID 2
+# stays empty, for the suite's test of ibv_query_gid_ex() on one.
+gid1=/sys/class/infiniband/pibeth0/ports/1/gids/1
+"$PIB_BUILD/tools/pib-smp" -C pibeth0 -P 1 -D 0 -m 2 0x14 0 \
+	00000000000000000002c90300aabbcc >/dev/null
+check "an alias GUID makes GID 1" wait_for 10 grep -q 00aa:bbcc $gid1
+timeout 120 ib_send_bw -d pibeth0 -x 1 -n 200 -F >"$PIB_RESULTS/alias.server" 2>&1 &
+sleep 2
+check "ib_send_bw from GID 1 to GID 1" timeout 120 ib_send_bw -d pibeth0 -x 1 \
+	-n 200 -F localhost
+wait
+
 out=$PIB_RESULTS/run_tests.txt
 timeout 600 bash "$run_tests" --dev pibeth0 -v >"$out" 2>&1
 expect_eq "run_tests.py --dev pibeth0: exit status (no failures or errors)" "$?" 0
@@ -71,6 +84,7 @@ for t in test_device.DeviceTest.test_query_device \
 	test_rdmacm.CMTestCase.test_rdmacm_async_udp_traffic \
 	test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic \
 	test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write \
+	test_device.DeviceTest.test_query_gid_ex_bad_flow \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done

@@ -75,6 +75,24 @@ st=$(ibstat pibeth0)
 expect_match "ibstat: Active" "$st" 'State: Active'
 expect_match "ibstat: LID 18" "$st" 'Base lid: 18'
 expect_match "ibstat: SM LID 18" "$st" 'SM lid: 18'
+# GUIDInfo: the SM gives the port an alias GUID in entry 1 (entry 0, the
+# port GUID, stays whatever it sends): a second GID. pib raises
+# GID_CHANGE, on which the RDMA core reads the table again (for an IB port
+# it tells no consumer), so sysfs shows it. Entry 2 stays empty: an
+# all-zero GID.
+alias=0002c90300aabbcc
+gids=/sys/class/infiniband/pibeth0/ports/1/gids
+out=$("$PIB_BUILD/tools/pib-smp" -C pibeth0 -P 1 -D 0 -m 2 0x14 0 "1111111111111111$alias" 2>&1)
+expect_match "GUIDInfo Set of an alias GUID: answered" "$out" '^status 0x0000'
+expect_match "GUIDInfo: entry 0 the port GUID, entry 1 the alias" \
+	"$(smpdump -C pibeth0 -P 1 -D 0 0x14)" '^5054 00ff fe99 0001 0002 c903 00aa bbcc'
+check "sysfs: GID 1 is the alias" \
+	wait_for 10 grep -qx "fe80:0000:0000:0000:0002:c903:00aa:bbcc" $gids/1
+expect_eq "sysfs: GID 0 is the port GUID's" "$(cat $gids/0)" \
+	fe80:0000:0000:0000:5054:00ff:fe99:0001
+expect_eq "sysfs: GID 2 is empty" "$(cat $gids/2)" \
+	0000:0000:0000:0000:0000:0000:0000:0000
+expect_match "PortInfo: GUIDCap 8" "$(smpquery -C pibeth0 -P 1 -D portinfo 0)" 'GuidCap:\.+8'
 check "PortInfo Set DOWN: the link retrains" ibportstate -C pibeth0 -P 1 -D 0 1 down
 expect_eq "back to INIT" "$(port_attr pibeth0 state)" "2: INIT"
 wait_for 10 grep -q IBV_EVENT_PORT_ERR /tmp/events
