@@ -767,6 +767,8 @@ enum pib_cq_notify {
  * @overflowed: a completion was lost; the CQ is in error
  * @fire_pending: the completion handler is to be called
  * @overflow_pending: IB_EVENT_CQ_ERR is to be raised
+ * @timestamps: every completion gets its time (a user's CQ created with
+ *	IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
  * @fed: WQEs the queues that complete into it may hold (pib_strict.c)
  * @obj: its debugfs entry
  */
@@ -779,6 +781,7 @@ struct pib_cq {
 	bool overflowed;
 	bool fire_pending;
 	bool overflow_pending;
+	bool timestamps;
 	u64 fed;
 	struct pib_obj_entry obj;
 };
@@ -887,6 +890,9 @@ enum pib_comp_state {
  * @state: the requester's state (pib_req_set_state())
  * @comp_state: the completer's state (pib_comp_set_state())
  * @fatal_pending: IB_EVENT_QP_FATAL is to be raised
+ * @sqd_notify: the QP entered SQD asking for IB_EVENT_SQ_DRAINED, which
+ *	is not raised yet
+ * @drained_pending: IB_EVENT_SQ_DRAINED is to be raised
  * @timer: retransmit and RNR timer
  */
 struct pib_req {
@@ -902,6 +908,8 @@ struct pib_req {
 	enum pib_req_state state;
 	enum pib_comp_state comp_state;
 	bool fatal_pending;
+	bool sqd_notify;
+	bool drained_pending;
 	struct timer_list timer;
 };
 
@@ -1386,6 +1394,7 @@ void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
 		 struct pib_qp *qp, bool solicited);
 void pib_cq_notify(struct pib_cq *cq);
 void pib_cq_clean(struct pib_cq *cq, struct pib_qp *qp);
+void pib_qp_sqd_check(struct pib_qp *qp);
 
 /* pib_mr.c: memory regions and every access to registered memory */
 struct ib_mr *pib_get_dma_mr(struct ib_pd *ibpd, int access);

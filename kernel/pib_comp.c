@@ -173,35 +173,48 @@ void pib_qp_flush(struct pib_qp *qp)
 		pib_rq_flush_wqe(qp, qp->resp.wqe);
 }
 
+/* Raise an affiliated asynchronous event of the QP. No lock held. */
+static void pib_qp_event(struct pib_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.event = type,
+		.element.qp = &qp->ibqp,
+	};
+
+	trace_pib_async_event(qp->ibqp.device, type, qp->ibqp.qp_num);
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
 /**
  * pib_qp_notify_cqs() - raise what the QP's last locked section queued
  * @qp: the QP; no lock held
  *
- * Completion events of its CQs (and CQ overflows), and IB_EVENT_QP_FATAL.
+ * Completion events of its CQs (and CQ overflows), IB_EVENT_SQ_DRAINED
+ * and IB_EVENT_QP_FATAL.
  */
 void pib_qp_notify_cqs(struct pib_qp *qp)
 {
-	struct ib_event ev = {
-		.device = qp->ibqp.device,
-		.event = IB_EVENT_QP_FATAL,
-		.element.qp = &qp->ibqp,
-	};
 	unsigned long flags;
-	bool fatal;
+	bool fatal, drained;
 
 	pib_cq_notify(to_pib_cq(qp->ibqp.send_cq));
 	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		pib_cq_notify(to_pib_cq(qp->ibqp.recv_cq));
-	if (!READ_ONCE(qp->req.fatal_pending))
+	if (!READ_ONCE(qp->req.fatal_pending) &&
+	    !READ_ONCE(qp->req.drained_pending))
 		return;
 	spin_lock_irqsave(&qp->lock, flags);
 	fatal = qp->req.fatal_pending;
+	drained = qp->req.drained_pending;
 	qp->req.fatal_pending = false;
+	qp->req.drained_pending = false;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	if (drained)
+		pib_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	if (fatal)
-		trace_pib_async_event(qp->ibqp.device, ev.event, qp->ibqp.qp_num);
-	if (fatal && qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		pib_qp_event(qp, IB_EVENT_QP_FATAL);
 }
 
 /*
@@ -244,6 +257,23 @@ void pib_req_arm_timer(struct pib_qp *qp)
 static bool pib_req_outstanding(struct pib_qp *qp)
 {
 	return qp->sq.ring.cons != qp->req.cur || qp->req.offset;
+}
+
+/**
+ * pib_qp_sqd_check() - is the SQ of a QP in SQD drained now?
+ * @qp: the QP, its lock held
+ *
+ * In SQD the requester finishes the message it was sending and starts no
+ * other; once every WQE it started has completed, IB_EVENT_SQ_DRAINED is
+ * raised if the move to SQD asked for it (IBA 11.6.3), once.
+ */
+void pib_qp_sqd_check(struct pib_qp *qp)
+{
+	if (qp->state == IB_QPS_SQD && qp->req.sqd_notify &&
+	    !pib_req_outstanding(qp)) {
+		qp->req.sqd_notify = false;
+		qp->req.drained_pending = true;
+	}
 }
 
 /* Go back to the oldest WQE not completed and send from there again. */
@@ -324,6 +354,7 @@ void pib_comp_advance(struct pib_qp *qp)
 			break;
 		pib_sq_complete(qp, IB_WC_SUCCESS);
 	}
+	pib_qp_sqd_check(qp);
 }
 
 /*

@@ -69,9 +69,10 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_CQ);
 	if (err)
 		return err;
-	if (attr->flags)
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-				  "create_cq: flags 0x%x", attr->flags);
+				  "create_cq: flags 0x%x (pib has completion timestamps)",
+				  attr->flags);
 	if (attr->cqe < 1 || attr->cqe > PIB_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return pib_refuse(&dev->ibdev, -EINVAL,
@@ -87,6 +88,7 @@ int pib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		return err;
 	spin_lock_init(&cq->lock);
 	cq->notify = PIB_CQ_DISARMED;
+	cq->timestamps = attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION;
 	err = pib_cq_alloc(cq, pib_cq_ring_num(attr->cqe), udata, &cq->ring,
 			   &cq->qps);
 	if (err)
@@ -347,6 +349,7 @@ void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
 		 struct pib_qp *qp, bool solicited)
 {
 	unsigned long flags;
+	struct pib_cqe *e;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (cq->overflowed || !pib_ring_room(&cq->ring)) {
@@ -358,7 +361,10 @@ void pib_cq_push(struct pib_cq *cq, const struct pib_cqe *cqe,
 		return;
 	}
 	trace_pib_cqe(cq, cqe, false);
-	memcpy(pib_ring_entry(&cq->ring, cq->ring.prod), cqe, sizeof(*cqe));
+	e = pib_ring_entry(&cq->ring, cq->ring.prod);
+	memcpy(e, cqe, sizeof(*cqe));
+	if (cq->timestamps)
+		e->timestamp = ktime_get_real_ns();
 	if (cq->qps)
 		cq->qps[cq->ring.prod & (cq->ring.num - 1)] = &qp->ibqp;
 	pib_ring_produce(&cq->ring);

@@ -659,9 +659,14 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (cur == IB_QPS_RESET && new == IB_QPS_INIT)
 		qp->resp.num_res = max_t(u32, qp->resp.num_res, 1);
 	pib_qp_apply_attrs(qp, attr, mask);
+	if (new != IB_QPS_SQD || cur != IB_QPS_SQD)
+		qp->req.sqd_notify = new == IB_QPS_SQD &&
+				     mask & IB_QP_EN_SQD_ASYNC_NOTIFY &&
+				     attr->en_sqd_async_notify;
 	qp->state = new;
 	if (new == IB_QPS_ERR)
 		pib_qp_flush(qp);
+	pib_qp_sqd_check(qp);
 out:
 	spin_unlock_irqrestore(&qp->lock, flags);
 	trace_pib_qp_modify(qp, attr, mask, cur, new, err);

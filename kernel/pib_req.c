@@ -625,12 +625,14 @@ static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	st->sent = true;
 	req->cur++;
 	req->offset = 0;
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (qp->ibqp.qp_type != IB_QPT_RC) {
 		pib_sq_complete(qp, IB_WC_SUCCESS);
-	else if (!st->npkts)
+		pib_qp_sqd_check(qp);
+	} else if (!st->npkts) {
 		pib_comp_advance(qp);
-	else
+	} else {
 		pib_req_arm_timer(qp);
+	}
 }
 
 /*

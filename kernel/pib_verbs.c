@@ -45,6 +45,9 @@ static int pib_query_device(struct ib_device *ibdev,
 	attr->max_qp_init_rd_atom = PIB_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = PIB_MAX_RD_ATOMIC * PIB_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
+	/* Completion timestamps: nanoseconds of CLOCK_REALTIME (pib_cq.c). */
+	attr->timestamp_mask = U64_MAX;
+	attr->hca_core_clock = NSEC_PER_SEC / 1000;	/* kHz */
 	attr->max_ah = PIB_MAX_AH;
 	attr->max_srq = PIB_MAX_SRQ;
 	attr->max_srq_wr = PIB_MAX_QP_WR;

@@ -115,6 +115,7 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.post_send = pib_post_send,
 	.post_srq_recv = pib_post_srq_recv,
 	.query_device_ex = pib_query_device,
+	.query_rt_values = pib_query_rt_values,
 	.query_port = pib_query_port,
 	.query_qp = pib_query_qp,
 	.query_srq = pib_query_srq,

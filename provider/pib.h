@@ -127,6 +127,7 @@ struct ibv_mw *pib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int pib_dealloc_mw(struct ibv_mw *mw);
 
 /* pib_cq.c */
+int pib_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
 struct ibv_cq *pib_create_cq(struct ibv_context *ctx, int cqe,
 			     struct ibv_comp_channel *channel, int comp_vector);
 struct ibv_cq_ex *pib_create_cq_ex(struct ibv_context *ctx,

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "pib.h"
 
@@ -35,7 +36,9 @@ static_assert(offsetof(struct pib_uresize_cq_resp, drv) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp), "udata follows");
 
 /* What a CQE has: no timestamps, VLANs, flow tags or tag matching. */
-#define PIB_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+#define PIB_CQ_WC_FLAGS	(IBV_WC_STANDARD_FLAGS | \
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
+			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 
 static void pib_cq_load_current(struct pib_cq *cq)
 {
@@ -140,12 +143,26 @@ static uint8_t pib_read_dlid_path_bits(struct ibv_cq_ex *ibcq)
 }
 
 /*
- * create_cq_ex refuses the timestamp flags, so nobody should ask; the
- * accessors exist so that an application that asks anyway reads 0 rather
- * than calling through NULL.
+ * The kernel stamps completions in nanoseconds of CLOCK_REALTIME (a
+ * hca_core_clock of 1 GHz), so the raw time is wall-clock time: 0 in a CQ
+ * created without the timestamp flags.
  */
-static uint64_t pib_read_no_timestamp(struct ibv_cq_ex *ibcq)
+static uint64_t pib_read_timestamp(struct ibv_cq_ex *ibcq)
 {
+	return pib_cur(ibcq)->timestamp;
+}
+
+/* The clock completions are stamped with: CLOCK_REALTIME, in ns. */
+int pib_query_rt_values(struct ibv_context *ctx,
+			       struct ibv_values_ex *values)
+{
+	struct timespec now;
+
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EOPNOTSUPP;
+	if (clock_gettime(CLOCK_REALTIME, &now))
+		return errno;
+	values->raw_clock = now;
 	return 0;
 }
 
@@ -165,8 +182,8 @@ static void pib_cq_set_ex_ops(struct ibv_cq_ex *ex)
 	ex->read_slid = pib_read_slid;
 	ex->read_sl = pib_read_sl;
 	ex->read_dlid_path_bits = pib_read_dlid_path_bits;
-	ex->read_completion_ts = pib_read_no_timestamp;
-	ex->read_completion_wallclock_ns = pib_read_no_timestamp;
+	ex->read_completion_ts = pib_read_timestamp;
+	ex->read_completion_wallclock_ns = pib_read_timestamp;
 }
 
 /*

@@ -91,7 +91,15 @@ static const u32 fq_psns[8] = {
 
 static void fq_event_handler(struct ib_event *ev, void *ctx)
 {
+	struct pib_qp *qp;
+
 	FUZZ_CHECK(ev->event <= IB_EVENT_GID_CHANGE);
+	if (ev->event != IB_EVENT_SQ_DRAINED)
+		return;
+	/* Raised in SQD, with every WQE the requester started completed. */
+	qp = to_pib_qp(ev->element.qp);
+	FUZZ_CHECK(qp->state == IB_QPS_SQD && !qp->req.offset &&
+		   qp->sq.ring.cons == qp->req.cur);
 }
 
 static void fq_comp_handler(struct ib_cq *cq, void *ctx)
@@ -555,8 +563,11 @@ static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL);
 		break;
 	case 1:
+		/* (now and then asking for IB_EVENT_SQ_DRAINED) */
 		a.qp_state = IB_QPS_SQD;
-		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL);
+		a.en_sqd_async_notify = sel & 1;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE |
+			      (sel & 2 ? IB_QP_EN_SQD_ASYNC_NOTIFY : 0), NULL);
 		break;
 	case 2:
 		a.qp_state = IB_QPS_RTS;

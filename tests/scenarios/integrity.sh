@@ -11,8 +11,9 @@
 # runs write and read through memory windows host1 binds (type 1 on the
 # clean LAN, type 2 on the bad one). pib-memops, on the clean LAN and the
 # bad one: ATOMIC WRITEs from host2 land in host1's memory and read back,
-# and host1's ibv_rereg_mr moves its MR under the same R_Key, then takes
-# remote write away (a WRITE then fails with a remote access error).
+# their completions stamped in order between post and poll, and host1's
+# ibv_rereg_mr moves its MR under the same R_Key, then takes remote write
+# away (a WRITE then fails with a remote access error).
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 

@@ -13,7 +13,8 @@
 #    the QP goes), ibv_rereg_mr (keys kept; memory, PD and access changed;
 #    refused with a window bound or to make read-only memory writable;
 #    WRITEs racing a thread that reregisters), QP attributes wider than
-#    the IBA's fields, a
+#    the IBA's fields, SQD (IBV_EVENT_SQ_DRAINED when asked for, once the
+#    WQEs started completed; nothing new starts until RTS), a
 #    flush against a producer index a thread keeps moving, mmap racing
 #    destroy_cq and resize_cq, a thread scribbling on every mapped ring
 #    while another posts, flushes, resets and destroys; random verbs
@@ -69,7 +70,7 @@ opensm -B -d 2 -t 1000 -g "$(ibstat -p $dev)" -f "$PIB_RESULTS/opensm.log" \
 	>/dev/null 2>&1
 check "$dev ACTIVE" wait_for 300 grep -q ACTIVE "/sys/class/infiniband/$dev/ports/1/state"
 
-abuse "registrations, keys, windows, rereg and attributes" reg-mr memlock keys mw rereg limits
+abuse "registrations, keys, windows, rereg, SQD and attributes" reg-mr memlock keys mw rereg sqd limits
 abuse "flush against a moving producer" flush-hang
 abuse "mmap racing destroy_cq and resize_cq" -t 30 mmap-race
 abuse "verbs on scribbled rings" -t 60 scribble

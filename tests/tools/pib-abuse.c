@@ -18,6 +18,8 @@
  *   rereg       ibv_rereg_mr moves an MR's memory, PD and access, keeps its
  *               keys, refuses while a window is bound and to make read-only
  *               memory writable, and races WRITEs that hit the MR
+ *   sqd         a QP in SQD raises IBV_EVENT_SQ_DRAINED when asked to, once
+ *               its WQEs completed, and starts no new WQE until back in RTS
  *   limits      modify_qp refuses attributes wider than their IBA fields
  *   flush-hang  a thread keeps the SQ and RQ producer indices ahead of the
  *               kernel while the QP goes to ERR: the flush still ends
@@ -34,6 +36,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -720,6 +723,131 @@ static void test_rereg(struct ibv_context *ctx)
 		fail("freeing the MRs, window and PD: %s", strerror(errno));
 	munmap(rom, 4096);
 	device_works(pd, "reregistering MRs");
+	ibv_dealloc_pd(pd);
+}
+
+/* The next event of @type within @ms milliseconds, others passed over. */
+static bool next_event(struct ibv_context *ctx, enum ibv_event_type type,
+		       int ms, struct ibv_qp **qp)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	double end = now() + ms / 1000.0;
+	struct ibv_async_event ev;
+	bool found = false;
+
+	while (!found && now() < end &&
+	       poll(&p, 1, (int)((end - now()) * 1000) + 1) == 1 &&
+	       !ibv_get_async_event(ctx, &ev)) {
+		found = ev.event_type == type;
+		if (found && qp)
+			*qp = ev.element.qp;
+		ibv_ack_async_event(&ev);
+	}
+	return found;
+}
+
+/* Post @n signaled 8-byte RDMA WRITEs from @src to @addr through @rkey. */
+static void post_writes(struct ibv_qp *qp, struct ibv_mr *src, uint64_t addr,
+			uint32_t rkey, int n)
+{
+	struct ibv_sge sge = { (uintptr_t)src->addr, 8, src->lkey };
+	struct ibv_send_wr wr = {
+		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED, .wr.rdma = { addr, rkey },
+	}, *bad;
+
+	while (n--)
+		if (ibv_post_send(qp, &wr, &bad))
+			die("ibv_post_send: %s", strerror(errno));
+}
+
+/*
+ * Completions of @cq within @ms milliseconds, or until @want came; an
+ * unsuccessful one counts 1000.
+ */
+static int drain_cq(struct ibv_cq *cq, int ms, int want)
+{
+	double end = now() + ms / 1000.0;
+	struct ibv_wc wc[16];
+	int n, got = 0;
+
+	do {
+		n = ibv_poll_cq(cq, 16, wc);
+		for (int i = 0; i < n; i++)
+			got += wc[i].status == IBV_WC_SUCCESS ? 1 : 1000;
+		if (!n)
+			usleep(1000);
+	} while (n >= 0 && got < want && now() < end);
+	return n < 0 ? -1 : got;
+}
+
+static int to_sqd(struct ibv_qp *qp, bool notify)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD,
+				 .en_sqd_async_notify = notify };
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE |
+			     (notify ? IBV_QP_EN_SQD_ASYNC_NOTIFY : 0));
+}
+
+/*
+ * sqd: a QP moved to SQD asking for it raises IBV_EVENT_SQ_DRAINED once
+ * the WQEs it started have completed, and starts no new one until it is
+ * back in RTS; one that asked for nothing raises nothing.
+ */
+static void test_sqd(struct ibv_context *ctx)
+{
+	static char buf[4096];
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_qp_attr rts = { .qp_state = IBV_QPS_RTS };
+	struct ibv_cq *cq = make_cq(ctx, 128), *bcq = make_cq(ctx, 16);
+	struct ibv_qp *a, *b, *who = NULL;
+	struct ibv_mr *mr;
+	int n;
+
+	if (!pd)
+		die("ibv_alloc_pd: %s", strerror(errno));
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	a = make_qp(pd, cq, NULL, IBV_QPT_RC, 64, 1);
+	b = make_qp(pd, bcq, NULL, IBV_QPT_RC, 8, 1);
+	if (!mr || !a || !b || qp_to_rts_at(a, b->qp_num, self_lid) ||
+	    qp_to_rts_at(b, a->qp_num, self_lid))
+		die("an MR and two connected RC QPs: %s", strerror(errno));
+	post_writes(a, mr, (uintptr_t)buf + 64, mr->rkey, 32);
+	if (to_sqd(a, true))
+		die("modify_qp to SQD: %s", strerror(errno));
+	if (next_event(ctx, IBV_EVENT_SQ_DRAINED, 10000, &who) && who == a)
+		ok("SQD with the event asked for: IBV_EVENT_SQ_DRAINED for that QP");
+	else
+		fail("no IBV_EVENT_SQ_DRAINED for the QP within 10 s");
+	n = drain_cq(cq, 100, 33);
+	if (n == 32)
+		ok("its 32 WRITEs had completed, successfully, by then");
+	else
+		fail("%d completions (errors count 1000) when drained, not 32", n);
+	post_writes(a, mr, (uintptr_t)buf + 64, mr->rkey, 4);
+	n = drain_cq(cq, 500, 1);
+	if (!n)
+		ok("WRITEs posted in SQD do not start");
+	else
+		fail("%d completions of WRITEs posted in SQD", n);
+	n = ibv_modify_qp(a, &rts, IBV_QP_STATE) ? -2 : drain_cq(cq, 5000, 4);
+	if (n == 4)
+		ok("back in RTS, they complete");
+	else
+		fail("back in RTS: %d completions, not 4", n);
+	if (to_sqd(a, false))
+		fail("modify_qp to SQD without the event: %s", strerror(errno));
+	else if (next_event(ctx, IBV_EVENT_SQ_DRAINED, 1000, NULL))
+		fail("IBV_EVENT_SQ_DRAINED though not asked for");
+	else
+		ok("SQD without the event asked for: none");
+	if (ibv_destroy_qp(a) || ibv_destroy_qp(b) || ibv_destroy_cq(cq) ||
+	    ibv_destroy_cq(bcq) || ibv_dereg_mr(mr))
+		fail("destroying the QPs (one in SQD), CQs and MR: %s",
+		     strerror(errno));
+	device_works(pd, "SQD");
 	ibv_dealloc_pd(pd);
 }
 
@@ -1679,7 +1807,7 @@ static void test_objects(struct ibv_context *ctx, unsigned int mb)
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " -d DEV [-t SECONDS] TEST...\n"
-		"tests: reg-mr memlock keys mw rereg limits flush-hang mmap-race\n"
+		"tests: reg-mr memlock keys mw rereg sqd limits flush-hang mmap-race\n"
 		"       scribble verbs objects MB\n");
 	exit(2);
 }
@@ -1713,6 +1841,8 @@ int main(int argc, char **argv)
 			test_mw(ctx);
 		else if (!strcmp(argv[i], "rereg"))
 			test_rereg(ctx);
+		else if (!strcmp(argv[i], "sqd"))
+			test_sqd(ctx);
 		else if (!strcmp(argv[i], "limits"))
 			test_limits(ctx);
 		else if (!strcmp(argv[i], "flush-hang"))

@@ -14,6 +14,10 @@
  *   noaccess   the server takes remote write away (ibv_rereg_mr()); the
  *              client's WRITE fails with a remote access error.
  *
+ * The client's CQ stamps its completions (ibv_create_cq_ex() with
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK): each stamp lies between
+ * the post and the poll, and they do not go back.
+ *
  *   pib-memops --server -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
  *   pib-memops --client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
  *
@@ -60,6 +64,7 @@ static double deadline;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
+static struct ibv_cq_ex *cqx;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
 static uint8_t *mem, *other;
@@ -82,6 +87,15 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Wall-clock time in ns, as completion stamps have it. */
+static uint64_t wall_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return t.tv_sec * 1000000000ull + t.tv_nsec;
 }
 
 /* The word @i of round @r: different in every round and place. */
@@ -220,28 +234,45 @@ static void qp_connect(const struct peer *p)
 		die("modify_qp to RTS: %s", strerror(errno));
 }
 
-/* The statuses of @n completions, every one @want, in order. */
-static void wait_wcs(int n, enum ibv_wc_status want, const char *what)
+/*
+ * @n completions, each of status @want, stamped (on the client) after
+ * @since and before it was polled, in order.
+ */
+static void wait_wcs_since(int n, enum ibv_wc_status want, const char *what,
+			   uint64_t since)
 {
-	struct ibv_wc wc;
-	int got = 0, k;
+	struct ibv_poll_cq_attr pa = { 0 };
+	uint64_t ts, last = since;
+	int got = 0;
 
 	while (got < n) {
-		k = ibv_poll_cq(cq, 1, &wc);
-		if (k < 0)
-			die("ibv_poll_cq: %d", k);
-		if (!k) {
+		if (ibv_start_poll(cqx, &pa)) {
 			if (now() > deadline)
 				die("%s: %d of %d completions before the deadline",
 				    what, got, n);
 			usleep(100);
 			continue;
 		}
-		if (wc.status != want)
-			die("%s: completion %d: %s, not %s", what, got,
-			    ibv_wc_status_str(wc.status), ibv_wc_status_str(want));
-		got++;
+		do {
+			if (cqx->status != want)
+				die("%s: completion %d: %s, not %s", what, got,
+				    ibv_wc_status_str(cqx->status),
+				    ibv_wc_status_str(want));
+			ts = ibv_wc_read_completion_wallclock_ns(cqx);
+			if (host && (ts < last || ts > wall_ns()))
+				die("%s: completion %d stamped %llu, not within %llu .. now",
+				    what, got, (unsigned long long)ts,
+				    (unsigned long long)last);
+			last = ts;
+			got++;
+		} while (got < n && !ibv_next_poll(cqx));
+		ibv_end_poll(cqx);
 	}
+}
+
+static void wait_wcs(int n, enum ibv_wc_status want, const char *what)
+{
+	wait_wcs_since(n, want, what, 0);
 }
 
 static void post_rdma(int write, const struct peer *p, uint32_t off,
@@ -269,7 +300,10 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 	uint64_t v, *got = lmr->addr;
 	uint32_t r, i;
 
+	uint64_t t;
+
 	for (r = 0; r < p->rounds; r++) {
+		t = wall_ns();
 		ibv_wr_start(qx);
 		for (i = 0; i < WORDS; i++) {
 			v = word(r, i);
@@ -279,7 +313,7 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 		}
 		if (ibv_wr_complete(qx))
 			die("posting %d ATOMIC WRITEs: %s", WORDS, strerror(errno));
-		wait_wcs(WORDS, IBV_WC_SUCCESS, "ATOMIC WRITEs");
+		wait_wcs_since(WORDS, IBV_WC_SUCCESS, "ATOMIC WRITEs", t);
 		memset(got, 0, AREA);
 		post_rdma(0, p, 0, lmr, AREA);
 		wait_wcs(1, IBV_WC_SUCCESS, "READ after ATOMIC WRITEs");
@@ -291,7 +325,7 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 		say('a');
 		expect('A', "the server's memory after ATOMIC WRITEs");
 	}
-	printf("atomic: %u rounds of %d ATOMIC WRITEs read back and found\n",
+	printf("atomic: %u rounds of %d ATOMIC WRITEs read back and found, completions stamped in order\n",
 	       p->rounds, WORDS);
 	say('r');
 	tcp_io(&p->addr, sizeof(p->addr), 0);
@@ -415,10 +449,17 @@ static void open_dev(void)
 	if (!ctx)
 		die("no device %s", dev_name);
 	ibv_free_device_list(list);
+	struct ibv_cq_init_attr_ex ca = {
+		.cqe = 4 * WORDS,
+		.wc_flags = IBV_WC_STANDARD_FLAGS |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
+	};
+
 	pd = ibv_alloc_pd(ctx);
-	cq = ibv_create_cq(ctx, 4 * WORDS, NULL, NULL, 0);
-	if (!pd || !cq)
-		die("PD and CQ: %s", strerror(errno));
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	if (!pd || !cqx)
+		die("PD and CQ with completion timestamps: %s", strerror(errno));
+	cq = ibv_cq_ex_to_cq(cqx);
 }
 
 int main(int argc, char **argv)

@@ -84,6 +84,7 @@ static void fake_complete(uint64_t wr_id, uint32_t wc_flags, uint32_t ex)
 	cqe->qp_num = FAKE_QPN;
 	cqe->wc_flags = wc_flags;
 	cqe->ex = ex;
+	cqe->timestamp = 1000000000ull * wr_id;
 	__atomic_store_n(&hdr->producer, ++fake.cq_prod, __ATOMIC_RELEASE);
 	munmap(hdr, fake.cq.size);
 }
@@ -418,6 +419,9 @@ static void test_cq_poll_resize(struct ibv_cq *cq)
 	CHECK_EQ(ibv_start_poll(cqx, &pattr), 0);
 	CHECK_EQ(cqx->wr_id, 103);
 	CHECK_EQ(ibv_wc_read_qp_num(cqx), FAKE_QPN);
+	/* The kernel's time stamp, in ns: raw and wall-clock alike. */
+	CHECK_EQ(ibv_wc_read_completion_ts(cqx), 103000000000ull);
+	CHECK_EQ(ibv_wc_read_completion_wallclock_ns(cqx), 103000000000ull);
 	CHECK_EQ(ibv_next_poll(cqx), 0);
 	CHECK_EQ(cqx->wr_id, 104);
 	CHECK_EQ(ibv_wc_read_opcode(cqx), IBV_WC_RECV);
@@ -430,13 +434,17 @@ static void test_cq_poll_resize(struct ibv_cq *cq)
 static void test_cq_ex(void)
 {
 	struct ibv_cq_init_attr_ex attr = {
-		.cqe = 4, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP,
+		.cqe = 4, .wc_flags = IBV_WC_EX_WITH_CVLAN,
 	};
+	struct ibv_values_ex rt = { .comp_mask = IBV_VALUES_MASK_RAW_CLOCK };
+	struct timespec before;
 	struct ibv_cq_ex *cqx;
 
 	CHECK(pib_create_cq_ex(CTX, &attr) == NULL);
 	CHECK_EQ(errno, EOPNOTSUPP);
-	attr.wc_flags = IBV_WC_STANDARD_FLAGS;
+	attr.wc_flags = IBV_WC_STANDARD_FLAGS |
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
 	attr.comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS;
 	attr.flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN;
 	CHECK(pib_create_cq_ex(CTX, &attr) == NULL);
@@ -446,6 +454,12 @@ static void test_cq_ex(void)
 	CHECK(cqx != NULL);
 	if (cqx)
 		CHECK_EQ(pib_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	/* The clock the kernel stamps completions with: CLOCK_REALTIME. */
+	clock_gettime(CLOCK_REALTIME, &before);
+	CHECK_EQ(pib_query_rt_values(CTX, &rt), 0);
+	CHECK(rt.raw_clock.tv_sec >= before.tv_sec);
+	rt.comp_mask = IBV_VALUES_MASK_RAW_CLOCK << 1;
+	CHECK_EQ(pib_query_rt_values(CTX, &rt), EOPNOTSUPP);
 }
 
 /* A UD QP on an SRQ: AHs, post_send with an address, no RQ of its own. */

@@ -299,6 +299,10 @@ struct pib_recv_wqe {
  * @sl: the sender's service level (receives)
  * @dlid_path_bits: the DLID's path bits (receives)
  * @reserved: zero
+ * @timestamp: in a CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION,
+ *	when the completion was written: nanoseconds since the epoch (the
+ *	kernel's CLOCK_REALTIME, a 1 GHz hca_core_clock); else zero
+ * @reserved2: zero
  */
 struct pib_cqe {
 	__aligned_u64 wr_id;
@@ -314,7 +318,9 @@ struct pib_cqe {
 	__u16 slid;
 	__u8 sl;
 	__u8 dlid_path_bits;
-	__u8 reserved[18];
+	__u8 reserved[2];
+	__aligned_u64 timestamp;
+	__u8 reserved2[8];
 };
 
 /**

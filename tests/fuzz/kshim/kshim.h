@@ -404,6 +404,8 @@ int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
 
 /* Time: jiffies move only when the harness advances them. */
 extern unsigned long jiffies;
+#define NSEC_PER_SEC		1000000000L
+#define ktime_get_real_ns()	((u64)jiffies * (NSEC_PER_SEC / HZ))
 #define msecs_to_jiffies(ms) \
 	((unsigned long)DIV_ROUND_UP((u64)(ms) * HZ, 1000))
 #define usecs_to_jiffies(us) \
@@ -953,6 +955,7 @@ enum ib_wr_opcode {
 enum ib_qp_attr_mask {
 	IB_QP_STATE = 1, IB_QP_CUR_STATE = 1 << 1,
 	IB_QP_ACCESS_FLAGS = 1 << 3, IB_QP_PKEY_INDEX = 1 << 4,
+	IB_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
 	IB_QP_PORT = 1 << 5, IB_QP_QKEY = 1 << 6, IB_QP_AV = 1 << 7,
 	IB_QP_PATH_MTU = 1 << 8, IB_QP_TIMEOUT = 1 << 9,
 	IB_QP_RETRY_CNT = 1 << 10, IB_QP_RNR_RETRY = 1 << 11,
@@ -1253,7 +1256,8 @@ struct ib_qp_attr {
 	struct ib_qp_cap cap;
 	struct rdma_ah_attr ah_attr;
 	u16 pkey_index;
-	u8 sq_draining, max_rd_atomic, max_dest_rd_atomic, min_rnr_timer;
+	u8 en_sqd_async_notify, sq_draining, max_rd_atomic, max_dest_rd_atomic;
+	u8 min_rnr_timer;
 	u32 port_num;
 	u8 timeout, retry_cnt, rnr_retry;
 };
