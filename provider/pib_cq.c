@@ -35,7 +35,7 @@ static_assert(offsetof(struct pib_ucreate_cq_ex_resp, drv) ==
 static_assert(offsetof(struct pib_uresize_cq_resp, drv) ==
 	      sizeof(struct ib_uverbs_resize_cq_resp), "udata follows");
 
-/* What a CQE has: no timestamps, VLANs, flow tags or tag matching. */
+/* What a CQE has: timestamps; no VLANs, flow tags or tag matching. */
 #define PIB_CQ_WC_FLAGS	(IBV_WC_STANDARD_FLAGS | \
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP | \
 			 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
@@ -153,8 +153,7 @@ static uint64_t pib_read_timestamp(struct ibv_cq_ex *ibcq)
 }
 
 /* The clock completions are stamped with: CLOCK_REALTIME, in ns. */
-int pib_query_rt_values(struct ibv_context *ctx,
-			       struct ibv_values_ex *values)
+int pib_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values)
 {
 	struct timespec now;
 
