@@ -627,15 +627,21 @@ static inline __u8 pib_feth_level(const struct pib_feth *h)
 }
 
 /*
- * A FETH no IBA 1.5 requester sends: reserved bits set, or a flush to no
- * placement at all (which would tell whether a key is valid, and do
- * nothing).
+ * A placement type and selectivity level a FLUSH may carry: known bits
+ * only, and some placement (a flush to none would tell whether a key is
+ * valid, and do nothing).
  */
+static inline int pib_flush_ok(unsigned int type, unsigned int level)
+{
+	return type && !(type & ~(PIB_FLUSH_GLOBAL | PIB_FLUSH_PERSISTENT)) &&
+	       level <= PIB_FLUSH_MR;
+}
+
+/* A FETH no IBA 1.5 requester sends: reserved bits set, or a bad flush. */
 static inline int pib_feth_bad(const struct pib_feth *h)
 {
-	return (get_unaligned_be32(&h->bits) & ~0x3fu) || !pib_feth_type(h) ||
-	       (pib_feth_type(h) & ~(PIB_FLUSH_GLOBAL | PIB_FLUSH_PERSISTENT)) ||
-	       pib_feth_level(h) > PIB_FLUSH_MR;
+	return (get_unaligned_be32(&h->bits) & ~0x3fu) ||
+	       !pib_flush_ok(pib_feth_type(h), pib_feth_level(h));
 }
 
 static inline void pib_feth_set(struct pib_feth *h, __u8 type, __u8 level)

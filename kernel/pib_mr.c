@@ -345,12 +345,14 @@ struct ib_mr *pib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	if (mr->type != PIB_MR_USER)
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
 					  "rereg_mr: not a user MR"));
-	err = flags & IB_MR_REREG_ACCESS ?
-	      pib_mr_user_access(dev, access, "rereg_mr") : 0;
-	if (err)
-		return ERR_PTR(err);
-	access = flags & IB_MR_REREG_ACCESS ? access & ~IB_ACCESS_OPTIONAL :
-		 mr->access;
+	if (flags & IB_MR_REREG_ACCESS) {
+		err = pib_mr_user_access(dev, access, "rereg_mr");
+		if (err)
+			return ERR_PTR(err);
+		access &= ~IB_ACCESS_OPTIONAL;
+	} else {
+		access = mr->access;
+	}
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->pin.umem->address;
 		length = mr->pin.umem->length;

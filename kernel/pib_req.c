@@ -266,10 +266,8 @@ static bool pib_wqe_ok_iba15(const struct pib_send_wqe *wqe,
 		return !(wqe->wr.atomic_write.remote_addr & 7);
 	}
 	st->len = wqe->wr.flush.length;
-	return wqe->wr.flush.type &&
-	       !(wqe->wr.flush.type & ~(PIB_FLUSH_TYPE_GLOBAL |
-					PIB_FLUSH_TYPE_PERSISTENT)) &&
-	       wqe->wr.flush.level <= PIB_FLUSH_LEVEL_MR;
+	/* (a FLUSH WQE's type and level are the FETH's: test_pkt.c) */
+	return pib_flush_ok(wqe->wr.flush.type, wqe->wr.flush.level);
 }
 
 /* Is a fetched WQE one this QP may execute? Sets the state's length. */

@@ -636,6 +636,19 @@ static void test_batch(void)
 	free(sq.ring.buf);
 }
 
+/* A batch of one FLUSH with @len, @type and @level fails with EINVAL. */
+static void flush_refused(struct pib_sq *sq, struct ibv_send_wr *flush,
+			  uint64_t len, uint8_t type, uint8_t level)
+{
+	uint32_t posted = 0;
+
+	pib_sq_batch_start(sq, 0);
+	pib_sq_batch_set_flush(sq, pib_sq_batch_add(sq, flush), 1, 0, len,
+			       type, level);
+	CHECK_EQ(pib_sq_batch_commit(sq, &posted), EINVAL);
+	CHECK_EQ(posted, 0);
+}
+
 /*
  * FLUSH and ATOMIC WRITE (IBA 1.5): their builders' fields, no SGEs or
  * inline data, RC only, and never through ibv_post_send().
@@ -678,19 +691,10 @@ static void test_batch_iba15(void)
 	CHECK_EQ(wqe->wr.atomic_write.remote_addr, 0x2008);
 	CHECK(!memcmp(wqe->wr.atomic_write.data, data, 8));
 	/* Each bad field fails the batch, and posts nothing. */
-	pib_sq_batch_start(&sq, 0);
-	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0,
-			       1ULL << 32, PIB_FLUSH_TYPE_GLOBAL, 0);
-	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
-	pib_sq_batch_start(&sq, 0);
-	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 0, 0);
-	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
-	pib_sq_batch_start(&sq, 0);
-	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 4, 0);
-	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
-	pib_sq_batch_start(&sq, 0);
-	pib_sq_batch_set_flush(&sq, pib_sq_batch_add(&sq, &flush), 1, 0, 8, 1, 2);
-	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	flush_refused(&sq, &flush, 1ULL << 32, PIB_FLUSH_TYPE_GLOBAL, 0);
+	flush_refused(&sq, &flush, 8, 0, 0);
+	flush_refused(&sq, &flush, 8, 4, 0);
+	flush_refused(&sq, &flush, 8, 1, 2);
 	pib_sq_batch_start(&sq, 0);
 	pib_sq_batch_set_atomic_write(&sq, pib_sq_batch_add(&sq, &aw), 1,
 				      0x2004, data);
