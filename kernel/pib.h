@@ -516,6 +516,8 @@ struct pib_obj_entry {
  * @tx_flags: PIB_TX_BUSY while a context hands them over (pib_dev_tx())
  * @qps: QPs by number, 2 and up (RCU)
  * @next_qpn: where the search for a free QP number starts
+ * @xrc_srqs: XRC SRQs by number, which XRCETHs name (RCU)
+ * @next_srqn: where the search for a free XRC SRQ number starts
  * @mcast_lock: protects @mcast
  * @mcast: multicast attachments (struct pib_mcast_attach, RCU)
  * @atomic_lock: makes atomic operations atomic among this HCA's QPs
@@ -529,6 +531,7 @@ struct pib_obj_entry {
  * @ah_count: address handles allocated
  * @qp_count: QPs allocated
  * @srq_count: SRQs allocated
+ * @xrcd_count: XRC domains allocated
  * @mcast_count: multicast attachments
  * @stats: transport events, by enum pib_stat
  * @debugfs: /sys/kernel/debug/pib/<device>/, once registered
@@ -558,6 +561,8 @@ struct pib_dev {
 	unsigned long tx_flags;
 	struct xarray qps;
 	u32 next_qpn;
+	struct xarray xrc_srqs;
+	u32 next_srqn;
 	spinlock_t mcast_lock;	/* @mcast */
 	struct list_head mcast;
 	spinlock_t atomic_lock;	/* atomics among this HCA's QPs */
@@ -569,6 +574,7 @@ struct pib_dev {
 	atomic_t ah_count;
 	atomic_t qp_count;
 	atomic_t srq_count;
+	atomic_t xrcd_count;
 	atomic_t mcast_count;
 	atomic64_t stats[PIB_NUM_STATS];
 	struct dentry *debugfs;
@@ -787,7 +793,16 @@ struct pib_cq {
 };
 
 /**
- * struct pib_srq - a shared receive queue
+ * struct pib_xrcd - an XRC domain: XRC SRQs and XRC TGT QPs that processes
+ *	share (the RDMA core keeps which ones)
+ * @ibxrcd: the RDMA core's XRCD; must come first
+ */
+struct pib_xrcd {
+	struct ib_xrcd ibxrcd;
+};
+
+/**
+ * struct pib_srq - a shared receive queue (or an XRC SRQ)
  * @ibsrq: the RDMA core's SRQ; must come first
  * @lock: protects the ring's consumer side, @limit and @max_sge
  * @ring: the ring of struct pib_recv_wqe
@@ -916,7 +931,10 @@ struct pib_req {
 /**
  * struct pib_rd_res - a responder resource: a READ or atomic it answers
  * @opcode: IB_OPCODE_RC_RDMA_READ_REQUEST, an atomic opcode,
- *	PIB_OPCODE_RC_FLUSH or PIB_OPCODE_RC_ATOMIC_WRITE; 0 when free
+ *	PIB_OPCODE_RC_FLUSH or PIB_OPCODE_RC_ATOMIC_WRITE, or their XRC
+ *	twins; 0 when free
+ * @srqn: XRC TGT QPs: the XRC SRQ the request named, whose PD a READ's
+ *	memory is in
  * @psn: PSN of the request
  * @end_psn: PSN after its last response
  * @start: READ: where its current run of responses starts (a duplicate
@@ -930,6 +948,7 @@ struct pib_req {
  */
 struct pib_rd_res {
 	u8 opcode;
+	u32 srqn;
 	u32 psn;
 	u32 end_psn;
 	u64 va;
@@ -993,6 +1012,10 @@ enum pib_resp_msg_state {
  * @ack_syn: its AETH syndrome
  * @reads_due: responses wait to be sent; the receive path runs the QP
  *	once it has dropped the lock (pib_resp_rcv())
+ * @xsrq: XRC TGT QPs, while a request is handled (under RCU): the XRC SRQ
+ *	its XRCETH names in the QP's domain, or NULL if none
+ * @xsrqn: the number the XRCETH gave
+ * @wqe_srqn: XRC TGT QPs: the XRC SRQ @wqe came from
  */
 struct pib_resp {
 	u32 epsn;
@@ -1013,6 +1036,9 @@ struct pib_resp {
 	u32 ack_psn;
 	u8 ack_syn;
 	bool reads_due;
+	struct pib_srq *xsrq;
+	u32 xsrqn;
+	u32 wqe_srqn;
 };
 
 /**
@@ -1038,6 +1064,7 @@ struct pib_resp {
  * @rq: receive queue (when @srq is NULL)
  * @rq_max_sge: SGEs a receive WQE may have
  * @srq: the shared receive queue, if any
+ * @xrcd: XRC TGT QPs: their XRC domain, whose SRQs their requests name
  * @req: requester state
  * @resp: responder state
  * @mcast: multicast groups attached (list of struct pib_mcast_attach)
@@ -1076,6 +1103,7 @@ struct pib_qp {
 	struct pib_ring rq;
 	u32 rq_max_sge;
 	struct pib_srq *srq;
+	struct ib_xrcd *xrcd;
 	struct pib_req req;
 	struct pib_resp resp;
 	struct list_head mcast;
@@ -1180,6 +1208,31 @@ static inline struct pib_qp *to_pib_qp(struct ib_qp *ibqp)
 static inline struct pib_srq *to_pib_srq(struct ib_srq *ibsrq)
 {
 	return container_of(ibsrq, struct pib_srq, ibsrq);
+}
+
+/* An XRC INI (sending) or TGT (receiving) QP. */
+static inline bool pib_qp_xrc(const struct pib_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_XRC_INI ||
+	       qp->ibqp.qp_type == IB_QPT_XRC_TGT;
+}
+
+/* A QP of RC's reliable transport: RC, and XRC's two halves. */
+static inline bool pib_qp_rc(const struct pib_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || pib_qp_xrc(qp);
+}
+
+/* A QP with a receive queue of its own: none with an SRQ, or of XRC. */
+static inline bool pib_qp_has_rq(const struct pib_qp *qp)
+{
+	return !qp->srq && !pib_qp_xrc(qp);
+}
+
+/* The BTH opcode of RC's operation @op in the QP's transport. */
+static inline u8 pib_qp_opcode(const struct pib_qp *qp, u8 op)
+{
+	return pib_qp_xrc(qp) ? PIB_OPCODE_XRC | op : op;
 }
 
 /*
@@ -1481,6 +1534,8 @@ const char *pib_resp_msg_state_name(enum pib_resp_msg_state state);
 u32 pib_rwqe_stride(u32 max_sge);
 bool pib_rq_take(struct pib_ring *ring, u32 max_sge, struct pib_recv_wqe *wqe);
 bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe);
+struct pib_srq *pib_xrc_srq_find(struct pib_dev *dev, u32 srqn,
+				 struct ib_xrcd *xrcd);
 int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		   struct ib_udata *udata);
 int pib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,

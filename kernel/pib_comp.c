@@ -111,13 +111,39 @@ void pib_sq_complete_error(struct pib_qp *qp, enum ib_wc_status status)
 
 /**
  * pib_rq_cqe() - post the completion of a receive WQE
- * @qp: the QP whose RQ (or SRQ) the WQE came from
+ * @qp: the QP whose RQ (or SRQ) the WQE came from; an XRC TGT QP's came
+ *	from the XRC SRQ of the request in hand (qp->resp.xsrq), whose CQ
+ *	takes it
  * @cqe: the completion
  * @solicited: the message asked for a solicited event
  */
 void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited)
 {
-	pib_cq_push(to_pib_cq(qp->ibqp.recv_cq), cqe, qp, solicited);
+	struct ib_cq *cq = qp->resp.xsrq ? qp->resp.xsrq->ibsrq.ext.cq :
+					   qp->ibqp.recv_cq;
+
+	if (cq)
+		pib_cq_push(to_pib_cq(cq), cqe, qp, solicited);
+}
+
+/*
+ * The receive WQE an XRC TGT QP had in hand flushed into the CQ of the
+ * XRC SRQ it came from, if that is still there. The CQ is a process's
+ * (pib_create_srq() makes XRC SRQs for processes only), whose handler
+ * only wakes the process: it may run under the QP's lock.
+ */
+static void pib_xrc_flush_wqe(struct pib_qp *qp, const struct pib_cqe *cqe)
+{
+	struct pib_srq *srq;
+
+	rcu_read_lock();
+	srq = pib_xrc_srq_find(to_pib_dev(qp->ibqp.device), qp->resp.wqe_srqn,
+			       qp->xrcd);
+	if (srq) {
+		pib_cq_push(to_pib_cq(srq->ibsrq.ext.cq), cqe, qp, false);
+		pib_cq_notify(to_pib_cq(srq->ibsrq.ext.cq));
+	}
+	rcu_read_unlock();
 }
 
 static void pib_rq_flush_wqe(struct pib_qp *qp, struct pib_recv_wqe *wqe)
@@ -129,7 +155,11 @@ static void pib_rq_flush_wqe(struct pib_qp *qp, struct pib_recv_wqe *wqe)
 		.qp_num = qp->ibqp.qp_num,
 	};
 
-	pib_rq_cqe(qp, &cqe, false);
+	/* (not the CQ of the request in hand: it may name another SRQ) */
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		pib_xrc_flush_wqe(qp, &cqe);
+	else
+		pib_rq_cqe(qp, &cqe, false);
 }
 
 /**
@@ -166,7 +196,7 @@ void pib_qp_flush(struct pib_qp *qp)
 		pib_rq_flush_wqe(qp, qp->resp.wqe);
 	qp->resp.have_wqe = false;
 	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
-	if (qp->srq)
+	if (!pib_qp_has_rq(qp))
 		return;
 	n = pib_ring_avail(&qp->rq, qp->rq.cons);
 	for (; n && pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe); n--)
@@ -199,8 +229,10 @@ void pib_qp_notify_cqs(struct pib_qp *qp)
 	unsigned long flags;
 	bool fatal, drained;
 
-	pib_cq_notify(to_pib_cq(qp->ibqp.send_cq));
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+	/* (an XRC TGT QP has no CQ, an XRC INI QP none for receives) */
+	if (qp->ibqp.send_cq)
+		pib_cq_notify(to_pib_cq(qp->ibqp.send_cq));
+	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		pib_cq_notify(to_pib_cq(qp->ibqp.recv_cq));
 	if (!READ_ONCE(qp->req.fatal_pending) &&
 	    !READ_ONCE(qp->req.drained_pending))
@@ -413,6 +445,7 @@ static void pib_comp_aeth(struct pib_qp *qp, u32 psn, u8 syn)
 		[PIB_NAK_INVALID] = IB_WC_REM_INV_REQ_ERR,
 		[PIB_NAK_ACCESS] = IB_WC_REM_ACCESS_ERR,
 		[PIB_NAK_OPERATIONAL] = IB_WC_REM_OP_ERR,
+		[PIB_NAK_INVALID_RD] = IB_WC_REM_INV_RD_REQ_ERR,
 	};
 	u8 code = pib_aeth_syn_value(syn);
 
@@ -467,7 +500,7 @@ static void pib_comp_empty(struct pib_qp *qp, struct pib_swqe *st,
 			   const struct pib_pkt *pkt)
 {
 	if (st->resp_done || pkt->bth.psn != st->first_psn ||
-	    pkt->bth.opcode != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY ||
+	    pib_opcode_rc(pkt->bth.opcode) != IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY ||
 	    pkt->payload_len)
 		return;
 	st->resp_done = true;
@@ -606,7 +639,7 @@ static bool pib_comp_psn_ok(struct pib_qp *qp, u32 psn)
  */
 void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 {
-	u8 op = pkt->bth.opcode, syn = 0;
+	u8 op = pib_opcode_rc(pkt->bth.opcode), syn = 0;
 	unsigned long flags;
 
 	/* A READ response MIDDLE has no AETH: it goes to pib_comp_read(). */

@@ -186,12 +186,12 @@ static void pib_qp_line(struct seq_file *m, struct pib_qp *qp)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	seq_printf(m, "qpn 0x%x type %s state %s pdn %u send_cqn %u recv_cqn %u",
 		   ibqp->qp_num, pib_qp_type_name(ibqp->qp_type),
-		   pib_qp_state_name(state), ibqp->pd->res.id,
+		   pib_qp_state_name(state), ibqp->pd ? ibqp->pd->res.id : 0,
 		   ibqp->send_cq ? ibqp->send_cq->res.id : 0,
 		   ibqp->recv_cq ? ibqp->recv_cq->res.id : 0);
 	if (ibqp->srq)
 		seq_printf(m, " srqn %u", ibqp->srq->res.id);
-	if (ibqp->qp_type == IB_QPT_RC || ibqp->qp_type == IB_QPT_UC)
+	if (pib_qp_rc(qp) || ibqp->qp_type == IB_QPT_UC)
 		seq_printf(m, " dest_qpn 0x%x dlid 0x%x path_mtu %u", dest_qpn,
 			   dlid, mtu);
 	pib_res_qp_show(m, qp);

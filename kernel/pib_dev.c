@@ -298,6 +298,8 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	xa_init(&dev->mrs);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
 	dev->next_qpn = PIB_NUM_SPECIAL_QPS;
+	xa_init_flags(&dev->xrc_srqs, XA_FLAGS_ALLOC1);
+	dev->next_srqn = 1;
 	spin_lock_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast);
 	spin_lock_init(&dev->atomic_lock);
@@ -453,6 +455,7 @@ void pib_dev_dealloc(struct ib_device *ibdev)
 	mutex_unlock(&pib_devs_lock);
 	xa_destroy(&dev->mrs);
 	xa_destroy(&dev->qps);
+	xa_destroy(&dev->xrc_srqs);
 	cancel_delayed_work_sync(&dev->rate_work);
 	pib_inject_dev_release(dev);
 	cancel_work_sync(&dev->tx_work);

@@ -379,17 +379,19 @@ static inline int pib_pkey_match(__u16 a, __u16 b)
 /* Extension headers that may follow the BTH, in wire order. */
 enum pib_ext {
 	PIB_EXT_DETH = 1 << 0,		/* 8: Q_Key, source QP */
-	PIB_EXT_FETH = 1 << 1,		/* 4: placement type, selectivity */
-	PIB_EXT_RETH = 1 << 2,		/* 16: VA, R_Key, DMA length */
-	PIB_EXT_ATOMICETH = 1 << 3,	/* 28: VA, R_Key, swap/add, compare */
-	PIB_EXT_AETH = 1 << 4,		/* 4: syndrome, MSN */
-	PIB_EXT_ATOMICACKETH = 1 << 5,	/* 8: original remote data */
-	PIB_EXT_IMMDT = 1 << 6,		/* 4: immediate data */
-	PIB_EXT_IETH = 1 << 7,		/* 4: R_Key to invalidate */
-	PIB_EXT_PAYLOAD = 1 << 8,	/* not a header: the packet has payload */
+	PIB_EXT_XRCETH = 1 << 1,	/* 4: XRC SRQ (never with a DETH) */
+	PIB_EXT_FETH = 1 << 2,		/* 4: placement type, selectivity */
+	PIB_EXT_RETH = 1 << 3,		/* 16: VA, R_Key, DMA length */
+	PIB_EXT_ATOMICETH = 1 << 4,	/* 28: VA, R_Key, swap/add, compare */
+	PIB_EXT_AETH = 1 << 5,		/* 4: syndrome, MSN */
+	PIB_EXT_ATOMICACKETH = 1 << 6,	/* 8: original remote data */
+	PIB_EXT_IMMDT = 1 << 7,		/* 4: immediate data */
+	PIB_EXT_IETH = 1 << 8,		/* 4: R_Key to invalidate */
+	PIB_EXT_PAYLOAD = 1 << 9,	/* not a header: the packet has payload */
 };
 
 #define PIB_DETH_LEN		8
+#define PIB_XRCETH_LEN		4
 #define PIB_FETH_LEN		4
 #define PIB_RETH_LEN		16
 #define PIB_ATOMICETH_LEN	28
@@ -402,6 +404,7 @@ enum pib_ext {
 static inline unsigned int pib_ext_len(unsigned int ext)
 {
 	return (ext & PIB_EXT_DETH ? PIB_DETH_LEN : 0) +
+	       (ext & PIB_EXT_XRCETH ? PIB_XRCETH_LEN : 0) +
 	       (ext & PIB_EXT_FETH ? PIB_FETH_LEN : 0) +
 	       (ext & PIB_EXT_RETH ? PIB_RETH_LEN : 0) +
 	       (ext & PIB_EXT_ATOMICETH ? PIB_ATOMICETH_LEN : 0) +
@@ -437,6 +440,14 @@ static inline void *pib_ext_at(__u8 *p, unsigned int ext, unsigned int which)
 struct pib_deth {
 	__be32 qkey;
 	__be32 sqp;
+} __packed;
+
+/**
+ * struct pib_xrceth - XRC Extended Transport Header (IBA Annex A14)
+ * @srqn: a reserved byte, then the 24-bit XRC SRQ the request is for
+ */
+struct pib_xrceth {
+	__be32 srqn;
 } __packed;
 
 /**
@@ -513,6 +524,7 @@ struct pib_ieth {
 } __packed;
 
 static_assert(sizeof(struct pib_deth) == PIB_DETH_LEN, "DETH");
+static_assert(sizeof(struct pib_xrceth) == PIB_XRCETH_LEN, "XRCETH");
 static_assert(sizeof(struct pib_feth) == PIB_FETH_LEN, "FETH");
 static_assert(sizeof(struct pib_reth) == PIB_RETH_LEN, "RETH");
 static_assert(sizeof(struct pib_atmeth) == PIB_ATOMICETH_LEN, "AtomicETH");
@@ -606,6 +618,7 @@ enum pib_nak_code {
 	PIB_NAK_INVALID = 1,
 	PIB_NAK_ACCESS = 2,
 	PIB_NAK_OPERATIONAL = 3,
+	PIB_NAK_INVALID_RD = 4,	/* XRC: an XRCETH naming no SRQ of the domain */
 };
 
 /* An ACK's credit field when no end-to-end credits are kept (IBA 9.7.7.2). */
@@ -647,6 +660,16 @@ static inline int pib_feth_bad(const struct pib_feth *h)
 static inline void pib_feth_set(struct pib_feth *h, __u8 type, __u8 level)
 {
 	put_unaligned_be32((level & 3u) << 4 | (type & 0xfu), &h->bits);
+}
+
+static inline __u32 pib_xrceth_srqn(const struct pib_xrceth *h)
+{
+	return get_unaligned_be32(&h->srqn) & 0xffffff;
+}
+
+static inline void pib_xrceth_set(struct pib_xrceth *h, __u32 srqn)
+{
+	put_unaligned_be32(srqn & 0xffffff, &h->srqn);
 }
 
 /* ACK, end-to-end credits invalid: the only ACK pib sends. */
@@ -733,6 +756,7 @@ enum pib_opcode_flags {
 	PIB_OPF_RESP = 1 << 11,		/* a response (READ response, ACK) */
 	PIB_OPF_FLUSH = 1 << 12,	/* FETH: make remote memory visible */
 	PIB_OPF_ATOMIC_WRITE = 1 << 13,	/* 8 bytes to remote memory at once */
+	PIB_OPF_XRC = 1 << 14,		/* XRC: RC's transport, an XRCETH */
 };
 
 /*
@@ -745,6 +769,21 @@ enum pib_opcode_flags {
 /* The IBA 1.5 opcodes, which <rdma/ib_pack.h> names only since Linux 6.2. */
 #define PIB_OPCODE_RC_FLUSH		0x1c
 #define PIB_OPCODE_RC_ATOMIC_WRITE	0x1d
+
+/*
+ * XRC's opcodes (IBA Annex A14, Table 38: 101xxxxx) are RC's with this
+ * transport prefix, which <rdma/ib_pack.h> does not name: requests,
+ * which carry an XRCETH right after the BTH, and responses, which do not.
+ */
+#define PIB_OPCODE_XRC			0xa0
+#define PIB_OPCODE_TRANSPORT		0xe0
+
+/* RC's opcode for an XRC one (the same operation), else @op itself. */
+static inline __u8 pib_opcode_rc(__u8 op)
+{
+	return (op & PIB_OPCODE_TRANSPORT) == PIB_OPCODE_XRC ?
+	       op & ~PIB_OPCODE_TRANSPORT : op;
+}
 
 #define PIB_OPF_ONLY	(PIB_OPF_FIRST | PIB_OPF_LAST)
 

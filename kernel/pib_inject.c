@@ -304,7 +304,7 @@ static int pib_inject_qp_pkt(struct pib_qp *qp, enum pib_inject_pkt f,
 	opcode = pib_inject_opcode(argc - used, argv + used);
 	if (opcode < 0)
 		return opcode;
-	if (f == PIB_INJ_NAK && qp->ibqp.qp_type != IB_QPT_RC)
+	if (f == PIB_INJ_NAK && !pib_qp_rc(qp))
 		return -EINVAL;
 	if (f == PIB_INJ_DELAY)
 		WRITE_ONCE(qp->inject_delay_ms, param);

@@ -54,9 +54,21 @@ static int pib_check_qp_init(struct ib_device *ibdev,
 	case IB_QPT_UC:
 	case IB_QPT_UD:
 		break;
+	case IB_QPT_XRC_INI:
+		/* (the RDMA core's send WRs have no XRC SRQ for the kernel) */
+		if (!udata)
+			return pib_refuse(ibdev, -EOPNOTSUPP,
+					  "create_qp: XRC INI QPs are for processes");
+		break;
+	case IB_QPT_XRC_TGT:
+		/* (created through the core, which hands over no udata) */
+		if (!init->xrcd)
+			return pib_refuse(ibdev, -EINVAL,
+					  "create_qp: an XRC TGT QP without an XRC domain");
+		break;
 	default:
 		return pib_refuse(ibdev, -EOPNOTSUPP,
-				  "create_qp: QP type %d (pib has RC, UC, UD)",
+				  "create_qp: QP type %d (pib has RC, UC, UD, XRC)",
 				  init->qp_type);
 	}
 	if (init->create_flags)
@@ -114,7 +126,11 @@ static int pib_qp_alloc_sq(struct pib_qp *qp, struct ib_qp_cap *cap,
 	return 0;
 }
 
-/* The RQ (unless the QP has an SRQ) and the responder's state. */
+/*
+ * The RQ (unless the QP has an SRQ, or is XRC's) and the responder's
+ * state: an XRC TGT QP takes receive WQEs of any size, from the SRQs its
+ * requests name.
+ */
 static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 			   struct ib_udata *udata)
 {
@@ -123,8 +139,10 @@ static int pib_qp_alloc_rq(struct pib_qp *qp, struct ib_qp_init_attr *init,
 	u32 stride;
 	int err;
 
-	if (qp->srq) {
-		stride = qp->srq->ring.stride;
+	if (!pib_qp_has_rq(qp)) {
+		stride = qp->srq ? qp->srq->ring.stride :
+			 pib_rwqe_stride(qp->ibqp.qp_type == IB_QPT_XRC_TGT ?
+					 PIB_MAX_SGE : 1);
 		cap->max_recv_wr = 0;
 		cap->max_recv_sge = 0;
 	} else {
@@ -242,10 +260,11 @@ int pib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	pib_owner_set(&qp->owner, qp->user, ibqp->res.kern_name);
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->srq = init->srq ? to_pib_srq(init->srq) : NULL;
+	qp->xrcd = init->xrcd;
 	qp->mtu = ib_mtu_enum_to_int(READ_ONCE(dev->port.active_mtu));
 	qp->max_rd_atomic = 1;
 	qp->sq_wr = init->cap.max_send_wr;
-	qp->rq_wr = init->srq ? 0 : init->cap.max_recv_wr;
+	qp->rq_wr = pib_qp_has_rq(qp) ? init->cap.max_recv_wr : 0;
 	err = pib_qp_alloc_sq(qp, &init->cap, udata);
 	if (!err)
 		err = pib_qp_alloc_rq(qp, init, udata);
@@ -270,11 +289,15 @@ fail:
 	return err;
 }
 
-/* A kernel consumer's QP leaves no completions behind in its CQs. */
+/*
+ * A kernel consumer's QP leaves no completions behind in its CQs. (An XRC
+ * TGT QP has none: its receives complete in the CQs of processes' SRQs.)
+ */
 static void pib_qp_clean_cqs(struct pib_qp *qp)
 {
-	pib_cq_clean(to_pib_cq(qp->ibqp.send_cq), qp);
-	if (qp->ibqp.recv_cq != qp->ibqp.send_cq)
+	if (qp->ibqp.send_cq)
+		pib_cq_clean(to_pib_cq(qp->ibqp.send_cq), qp);
+	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		pib_cq_clean(to_pib_cq(qp->ibqp.recv_cq), qp);
 }
 
@@ -401,7 +424,7 @@ static void pib_qp_reset(struct pib_qp *qp)
 	 */
 	if (!qp->user) {
 		pib_ring_consume_to(&sq->ring, sq->ring.prod);
-		if (!qp->srq)
+		if (pib_qp_has_rq(qp))
 			pib_ring_consume_to(&qp->rq, qp->rq.prod);
 		pib_qp_clean_cqs(qp);
 	}
@@ -468,6 +491,8 @@ static const char * const pib_qp_type_names[] = {
 	[IB_QPT_GSI] = "GSI",
 	[IB_QPT_RC] = "RC",
 	[IB_QPT_UC] = "UC",
+	[IB_QPT_XRC_INI] = "XRC_INI",
+	[IB_QPT_XRC_TGT] = "XRC_TGT",
 	[IB_QPT_UD] = "UD",
 };
 
@@ -737,13 +762,14 @@ int pib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_send_wr = qp->sq.ring.num;
 	attr->cap.max_send_sge = qp->sq.max_sge;
 	attr->cap.max_inline_data = qp->sq.max_inline;
-	attr->cap.max_recv_wr = qp->srq ? 0 : qp->rq.num;
-	attr->cap.max_recv_sge = qp->srq ? 0 : qp->rq_max_sge;
+	attr->cap.max_recv_wr = pib_qp_has_rq(qp) ? qp->rq.num : 0;
+	attr->cap.max_recv_sge = pib_qp_has_rq(qp) ? qp->rq_max_sge : 0;
 	init->cap = attr->cap;
 	init->qp_type = ibqp->qp_type;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->srq = ibqp->srq;
+	init->xrcd = qp->xrcd;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->port_num = PIB_PORT_NUM;
 	return 0;
@@ -826,6 +852,13 @@ int pib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u32 posted = 0;
 	int err = 0;
 
+	/* An XRC TGT QP sends nothing but responses. */
+	if (ibqp->qp_type == IB_QPT_XRC_TGT && wr) {
+		*bad_wr = wr;
+		return pib_refuse(ibqp->device, -EINVAL,
+				  "post_send: QP 0x%x is an XRC TGT QP",
+				  ibqp->qp_num);
+	}
 	/* Not a user's doorbell: its WQEs are posted already. */
 	if (!qp->user) {
 		err = pib_inject_verb_fail(to_pib_dev(ibqp->device),
@@ -932,10 +965,11 @@ int pib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	if (qp->srq) {
+	if (!pib_qp_has_rq(qp)) {
 		*bad_wr = wr;
 		return pib_refuse(ibqp->device, -EINVAL,
-				  "post_recv: QP 0x%x has an SRQ", ibqp->qp_num);
+				  "post_recv: QP 0x%x has an SRQ, or is XRC's",
+				  ibqp->qp_num);
 	}
 	err = pib_inject_verb_fail(to_pib_dev(ibqp->device), PIB_INJ_POST_RECV);
 	if (err) {

@@ -70,7 +70,10 @@ static bool pib_qp_pkey_ok(struct pib_dev *dev, struct pib_qp *qp, u16 pkey,
 	return pib_pkey_match(mine, pkey);
 }
 
-/* The transport of a BTH opcode must be the QP's. */
+/*
+ * The transport of a BTH opcode must be the QP's; an XRC INI QP takes
+ * responses only, an XRC TGT QP requests only.
+ */
 static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
 {
 	u32 f = pib_opcodes[op].flags;
@@ -80,6 +83,11 @@ static bool pib_qp_takes_opcode(struct pib_qp *qp, u8 op)
 		return f & PIB_OPF_RC;
 	case IB_QPT_UC:
 		return f & PIB_OPF_UC;
+	case IB_QPT_XRC_INI:
+		return (f & (PIB_OPF_XRC | PIB_OPF_RESP)) ==
+		       (PIB_OPF_XRC | PIB_OPF_RESP);
+	case IB_QPT_XRC_TGT:
+		return (f & (PIB_OPF_XRC | PIB_OPF_RESP)) == PIB_OPF_XRC;
 	default:
 		return f & PIB_OPF_UD;
 	}
@@ -170,6 +178,8 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
 	case IB_QPT_UC:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
 		if (pkt->lrh.slid != READ_ONCE(qp->av.dlid)) {
 			pib_drop(dev, buf, pkt->len, PIB_DROP_SLID, 0);
 			return;

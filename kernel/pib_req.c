@@ -2,9 +2,11 @@
 /*
  * The requester: fetches send WQEs from the SQ ring (checked copies),
  * executes local operations, turns messages into packets segmented to the
- * path MTU (RC, UC) or single datagrams (UD), and sends them; RC keeps
- * what it sent until the completer sees it acknowledged. Also the header
- * writer every packet of a QP goes through.
+ * path MTU (RC, XRC, UC) or single datagrams (UD), and sends them; RC and
+ * XRC keep what they sent until the completer sees it acknowledged. An
+ * XRC INI QP is an RC requester whose requests name an XRC SRQ of the
+ * remote domain (the WQE's, in their XRCETH). Also the header writer
+ * every packet of a QP goes through.
  */
 #include <linux/skbuff.h>
 #include <rdma/pib-abi.h>
@@ -21,7 +23,10 @@
 /* Rounds of pib_qp_run() before it leaves the rest to the QP's work. */
 #define PIB_QP_ROUNDS		4
 
-/* A QP's transport (UD for the special QPs too), as an index and a bit. */
+/*
+ * A QP's transport (RC for XRC INI QPs, UD for the special QPs too), as an
+ * index and a bit.
+ */
 enum pib_qpt_idx {
 	PIB_QPT_IDX_RC,
 	PIB_QPT_IDX_UC,
@@ -114,6 +119,7 @@ static enum pib_qpt_idx pib_qpt_idx(struct pib_qp *qp)
 {
 	switch (qp->ibqp.qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_XRC_INI:
 		return PIB_QPT_IDX_RC;
 	case IB_QPT_UC:
 		return PIB_QPT_IDX_UC;
@@ -280,8 +286,10 @@ static bool pib_wqe_ok(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	s64 len;
 
 	if (!r || !(r->qp_types & pib_qpt_bit(qp)) ||
+	    qp->ibqp.qp_type == IB_QPT_XRC_TGT ||
 	    (qp->user && wqe->opcode == PIB_WR_REG_MR) ||
-	    (wqe->opcode == PIB_WR_BIND_MW && (!qp->user || wqe->num_sge)))
+	    (wqe->opcode == PIB_WR_BIND_MW &&
+	     (!qp->user || wqe->num_sge || pib_qp_xrc(qp))))
 		return false;
 	if (inl && (r->flags & PIB_WRF_RESPONSE))
 		return false;
@@ -490,6 +498,9 @@ static void pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 		pib_deth_set(pib_ext_at(p, ext, PIB_EXT_DETH),
 			     qkey & 0x80000000 ? qp->qkey : qkey,
 			     qp->ibqp.qp_num);
+	if (ext & PIB_EXT_XRCETH)
+		pib_xrceth_set(pib_ext_at(p, ext, PIB_EXT_XRCETH),
+			       wqe->xrc_srqn);
 	/* (a FLUSH WQE's type and level are the FETH's: test_pkt.c) */
 	if (ext & PIB_EXT_FETH)
 		pib_feth_set(pib_ext_at(p, ext, PIB_EXT_FETH),
@@ -498,8 +509,8 @@ static void pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 		pib_req_reth(wqe, roff, rlen, pib_ext_at(p, ext, PIB_EXT_RETH));
 	if (ext & PIB_EXT_ATOMICETH) {
 		/* Fetch-and-add: the addend goes in the swap/add field. */
-		swap_add = op == IB_OPCODE_RC_FETCH_ADD ? wqe->wr.atomic.compare_add :
-						       wqe->wr.atomic.swap;
+		swap_add = pib_opcode_rc(op) == IB_OPCODE_RC_FETCH_ADD ?
+			   wqe->wr.atomic.compare_add : wqe->wr.atomic.swap;
 		pib_atmeth_set(pib_ext_at(p, ext, PIB_EXT_ATOMICETH),
 			       wqe->wr.atomic.remote_addr, wqe->wr.atomic.rkey,
 			       swap_add, wqe->wr.atomic.compare_add);
@@ -516,7 +527,7 @@ static void pib_req_ext(struct pib_qp *qp, const struct pib_send_wqe *wqe,
 static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 			 u32 off, u32 len)
 {
-	u8 only = r->only[pib_qpt_idx(qp)];
+	u8 only = pib_qp_opcode(qp, r->only[pib_qpt_idx(qp)]);
 	const struct pib_opcode_info *op = &pib_opcodes[only];
 
 	/* A UD datagram is one packet, a request answered by a response too. */
@@ -562,7 +573,7 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	*psns = rd ? max_t(u32, DIV_ROUND_UP(chunk, qp->mtu), 1) : 1;
 	bth.se = *last && (wqe->send_flags & PIB_SEND_SOLICITED) &&
 		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);
-	bth.ack_req = qp->ibqp.qp_type == IB_QPT_RC &&
+	bth.ack_req = pib_qp_rc(qp) &&
 		      (*last || req->since_ack_req + 1 >= PIB_ACK_REQ_EVERY);
 	ext_len = pib_ext_len(pib_opcodes[bth.opcode].ext);
 	skb = pib_pkt_new(qp, ud ? &wqe->wr.ud.av : &qp->av, &bth, ext_len, n,
@@ -600,7 +611,7 @@ static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
 	struct pib_sq *sq = &qp->sq;
 	u32 cons = sq->ring.cons;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC || cons == req->cur)
+	if (!pib_qp_rc(qp) || cons == req->cur)
 		return true;
 	if ((wqe->send_flags & PIB_SEND_FENCE) && req->rd_atomic)
 		return false;
@@ -623,7 +634,7 @@ static void pib_req_wqe_done(struct pib_qp *qp, struct pib_send_wqe *wqe,
 	st->sent = true;
 	req->cur++;
 	req->offset = 0;
-	if (qp->ibqp.qp_type != IB_QPT_RC) {
+	if (!pib_qp_rc(qp)) {
 		pib_sq_complete(qp, IB_WC_SUCCESS);
 		pib_qp_sqd_check(qp);
 	} else if (!st->npkts) {
@@ -659,7 +670,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 				return false;
 			if (!st->sent)
 				st->first_psn = req->psn;
-		} else if (qp->ibqp.qp_type == IB_QPT_RC &&
+		} else if (pib_qp_rc(qp) &&
 			   (pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW ||
 			    (pib_wqe_has_response(wqe) &&
 			     req->rd_atomic >= qp->max_rd_atomic))) {
@@ -684,7 +695,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			return true;	/* out of memory: try again later */
 		__skb_queue_tail(q, skb);
 		budget--;
-		if (qp->ibqp.qp_type == IB_QPT_RC)
+		if (pib_qp_rc(qp))
 			pib_req_arm_timer(qp);
 		if (pib_wqe_has_response(wqe))
 			req->rd_atomic++;	/* a responder resource */

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The responder: RC and UC requests (SEND, RDMA WRITE, RDMA READ,
+ * The responder: RC, XRC and UC requests (SEND, RDMA WRITE, RDMA READ,
  * atomics) with their PSN and opcode sequence checks, ACKs and NAKs,
  * duplicates answered from the responder resources, READ responses sent
  * by the QP's work; and UD datagrams delivered into receive WQEs.
+ *
+ * An XRC TGT QP is an RC responder whose requests each name an XRC SRQ of
+ * its domain (the XRCETH): a SEND takes its receive WQE from that SRQ and
+ * completes in the SRQ's CQ, and memory is checked against the SRQ's PD.
  */
 #include <linux/skbuff.h>
 #include <rdma/pib-abi.h>
@@ -22,7 +26,17 @@ enum pib_resp_verdict {
 	PIB_RESP_NAK_INVALID = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_INVALID),
 	PIB_RESP_NAK_ACCESS = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_ACCESS),
 	PIB_RESP_NAK_OP = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_OPERATIONAL),
+	PIB_RESP_NAK_INV_RD = PIB_AETH_SYN(PIB_AETH_NAK, PIB_NAK_INVALID_RD),
 };
+
+/*
+ * The PD that memory a request names must be in: the QP's, or for an XRC
+ * TGT QP the PD of the XRC SRQ the request names.
+ */
+static struct ib_pd *pib_resp_pd(struct pib_qp *qp)
+{
+	return qp->resp.xsrq ? qp->resp.xsrq->ibsrq.pd : qp->ibqp.pd;
+}
 
 /*
  * What a request opcode does (enum pib_opcode_flags); 0 for a response,
@@ -41,8 +55,8 @@ static void pib_resp_ack(struct pib_qp *qp, struct sk_buff_head *q, u32 psn,
 			 u8 syn, const u64 *orig)
 {
 	struct pib_bth bth = {
-		.opcode = orig ? IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE :
-				 IB_OPCODE_RC_ACKNOWLEDGE,
+		.opcode = pib_qp_opcode(qp, orig ? IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE :
+						   IB_OPCODE_RC_ACKNOWLEDGE),
 		.dest_qp = qp->dest_qpn,
 		.psn = psn,
 	};
@@ -102,6 +116,7 @@ static struct pib_rd_res *pib_resp_new_res(struct pib_qp *qp,
 		resp->res_tail = resp->res_head - resp->num_res;
 	memset(res, 0, sizeof(*res));
 	res->opcode = pkt->bth.opcode;
+	res->srqn = resp->xsrqn;
 	res->psn = pkt->bth.psn;
 	res->end_psn = (pkt->bth.psn + npsn) & PIB_PSN_MASK;
 	resp->ack_due = false;
@@ -129,14 +144,21 @@ static u64 pib_recv_wqe_room(const struct pib_recv_wqe *wqe)
 	return room;
 }
 
-/* The receive WQE of a message: the one in hand, or the next posted. */
+/*
+ * The receive WQE of a message: the one in hand, or the next posted (in
+ * the XRC SRQ the request names, for an XRC TGT QP).
+ */
 static bool pib_resp_get_wqe(struct pib_qp *qp)
 {
-	if (qp->resp.have_wqe)
+	struct pib_resp *resp = &qp->resp;
+	struct pib_srq *srq = resp->xsrq ?: qp->srq;
+
+	if (resp->have_wqe)
 		return true;
-	qp->resp.have_wqe = qp->srq ? pib_srq_take(qp->srq, qp->resp.wqe) :
-			    pib_rq_take(&qp->rq, qp->rq_max_sge, qp->resp.wqe);
-	return qp->resp.have_wqe;
+	resp->have_wqe = srq ? pib_srq_take(srq, resp->wqe) :
+			 pib_rq_take(&qp->rq, qp->rq_max_sge, resp->wqe);
+	resp->wqe_srqn = resp->xsrqn;
+	return resp->have_wqe;
 }
 
 /* Complete the receive WQE in hand. */
@@ -182,12 +204,11 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 
 	if (f & PIB_OPF_FIRST) {
 		if (!pib_resp_get_wqe(qp))
-			return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR :
-							       PIB_RESP_DROP;
+			return pib_qp_rc(qp) ? PIB_RESP_RNR : PIB_RESP_DROP;
 		pib_resp_set_msg_state(qp, PIB_RESP_MSG_SEND);
 		resp->offset = 0;
 	}
-	err = pib_sge_copy(dev, qp->ibqp.pd, wqe->sge, wqe->num_sge,
+	err = pib_sge_copy(dev, pib_resp_pd(qp), wqe->sge, wqe->num_sge,
 			   resp->offset, (void *)(buf + pkt->payload_off),
 			   pkt->payload_len, true);
 	if (err) {
@@ -201,7 +222,7 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 	if (!(f & PIB_OPF_LAST))
 		return PIB_RESP_OK;
 	if (f & PIB_OPF_INV &&
-	    pib_mr_invalidate(dev, qp->ibqp.pd,
+	    pib_mr_invalidate(dev, pib_resp_pd(qp),
 			      pib_ieth_rkey(pib_pkt_ext(buf, pkt, PIB_EXT_IETH)),
 			      qp)) {
 		pib_resp_complete(qp, pkt, buf, IB_WC_LOC_PROT_ERR, f);
@@ -241,9 +262,9 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 		 */
 		if (f & PIB_OPF_FIRST)
 			pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
-		return qp->ibqp.qp_type == IB_QPT_RC ? PIB_RESP_RNR : PIB_RESP_DROP;
+		return pib_qp_rc(qp) ? PIB_RESP_RNR : PIB_RESP_DROP;
 	}
-	if (n && pib_mr_copy(dev, qp->ibqp.pd, resp->rkey, qp, resp->va,
+	if (n && pib_mr_copy(dev, pib_resp_pd(qp), resp->rkey, qp, resp->va,
 			     (void *)(buf + pkt->payload_off), n,
 			     IB_ACCESS_REMOTE_WRITE, true)) {
 		if (unlikely(pib_strict(dev)))
@@ -276,7 +297,7 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 		return PIB_RESP_NAK_ACCESS;
 	if (len > PIB_MAX_MSG)
 		return PIB_RESP_NAK_INVALID;
-	if (len && pib_mr_check(dev, qp->ibqp.pd, rkey, qp, va, len,
+	if (len && pib_mr_check(dev, pib_resp_pd(qp), rkey, qp, va, len,
 				IB_ACCESS_REMOTE_READ)) {
 		if (unlikely(pib_strict(dev)))
 			pib_strict_rkey(qp, rkey);
@@ -299,7 +320,7 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	const struct pib_atmeth *eth = pib_pkt_ext(buf, pkt, PIB_EXT_ATOMICETH);
-	bool cas = pkt->bth.opcode == IB_OPCODE_RC_COMPARE_SWAP;
+	bool cas = pib_opcode_rc(pkt->bth.opcode) == IB_OPCODE_RC_COMPARE_SWAP;
 	u64 swap_add = pib_atmeth_swap_add(eth), cmp = pib_atmeth_compare(eth);
 	u64 orig;
 	int err;
@@ -308,7 +329,7 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 		return PIB_RESP_NAK_ACCESS;
 	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
 		return PIB_RESP_NAK_INVALID;
-	err = pib_mr_atomic(dev, qp->ibqp.pd, pib_atmeth_rkey(eth), qp,
+	err = pib_mr_atomic(dev, pib_resp_pd(qp), pib_atmeth_rkey(eth), qp,
 			    pib_atmeth_va(eth), cas, cas ? cmp : swap_add,
 			    swap_add, &orig);
 	if (err == -EACCES && unlikely(pib_strict(dev)))
@@ -347,9 +368,9 @@ static enum pib_resp_verdict pib_resp_flush(struct pib_qp *qp,
 	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
 		return PIB_RESP_NAK_INVALID;
 	err = pib_feth_level(feth) == PIB_FLUSH_MR ?
-	      pib_mr_check_key(dev, qp->ibqp.pd, rkey, access) :
-	      pib_mr_check(dev, qp->ibqp.pd, rkey, qp, pib_reth_va(reth), len,
-			   access);
+	      pib_mr_check_key(dev, pib_resp_pd(qp), rkey, access) :
+	      pib_mr_check(dev, pib_resp_pd(qp), rkey, qp, pib_reth_va(reth),
+			   len, access);
 	if (err) {
 		if (unlikely(pib_strict(dev)))
 			pib_strict_rkey(qp, rkey);
@@ -383,13 +404,29 @@ static enum pib_resp_verdict pib_resp_atomic_write(struct pib_qp *qp,
 	if (pib_resp_res_busy(qp) && pib_strict_rd_atomic(qp, false))
 		return PIB_RESP_NAK_INVALID;
 	memcpy(&val, buf + pkt->payload_off, sizeof(val));
-	err = pib_mr_atomic_write(dev, qp->ibqp.pd, rkey, qp, pib_reth_va(reth),
-				  val);
+	err = pib_mr_atomic_write(dev, pib_resp_pd(qp), rkey, qp,
+				  pib_reth_va(reth), val);
 	if (err == -EACCES && unlikely(pib_strict(dev)))
 		pib_strict_rkey(qp, rkey);
 	if (err)
 		return err == -EINVAL ? PIB_RESP_NAK_INVALID : PIB_RESP_NAK_ACCESS;
 	pib_resp_new_res(qp, pkt, 1);
+	return PIB_RESP_OK;
+}
+
+/*
+ * An XRC TGT QP's request must name an XRC SRQ of its domain, and every
+ * packet of a SEND the one its receive WQE came from.
+ */
+static enum pib_resp_verdict pib_resp_xrc_check(struct pib_qp *qp, u32 f)
+{
+	struct pib_resp *resp = &qp->resp;
+
+	if (!resp->xsrq)
+		return PIB_RESP_NAK_INV_RD;
+	if (f & PIB_OPF_SEND && !(f & PIB_OPF_FIRST) &&
+	    resp->wqe_srqn != resp->xsrqn)
+		return PIB_RESP_NAK_INVALID;
 	return PIB_RESP_OK;
 }
 
@@ -399,10 +436,16 @@ static enum pib_resp_verdict pib_resp_execute(struct pib_qp *qp,
 					      const u8 *buf, u32 f)
 {
 	struct pib_resp *resp = &qp->resp;
-	bool rc = qp->ibqp.qp_type == IB_QPT_RC;
+	bool rc = pib_qp_rc(qp);
+	enum pib_resp_verdict v;
 
 	if (!f)
 		return rc ? PIB_RESP_NAK_INVALID : PIB_RESP_DROP;
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		v = pib_resp_xrc_check(qp, f);
+		if (v != PIB_RESP_OK)
+			return v;
+	}
 	if (f & PIB_OPF_FIRST && resp->msg_state != PIB_RESP_MSG_NONE) {
 		if (rc)
 			return PIB_RESP_NAK_INVALID;
@@ -495,7 +538,7 @@ static void pib_resp_done(struct pib_qp *qp, const struct pib_pkt *pkt, u32 f,
 	resp->epsn = (pkt->bth.psn + 1) & PIB_PSN_MASK;
 	if (f & PIB_OPF_LAST)
 		resp->msn = (resp->msn + 1) & PIB_PSN_MASK;
-	if (qp->ibqp.qp_type != IB_QPT_RC)
+	if (!pib_qp_rc(qp))
 		return;
 	/* What a resource holds is answered by pib_resp_send_due(). */
 	if (f & PIB_OPF_READ)
@@ -595,8 +638,20 @@ static bool pib_resp_ready(struct pib_qp *qp)
 	       qp->state == IB_QPS_SQD || qp->state == IB_QPS_SQE;
 }
 
+/*
+ * The XRC SRQ of the domain of XRC TGT QP @qp that the request's XRCETH
+ * names (NULL if none), and its number; under RCU.
+ */
+static struct pib_srq *pib_resp_xrc_srq(struct pib_qp *qp,
+					const struct pib_pkt *pkt,
+					const u8 *buf, u32 *srqn)
+{
+	*srqn = pib_xrceth_srqn(pib_pkt_ext(buf, pkt, PIB_EXT_XRCETH));
+	return pib_xrc_srq_find(to_pib_dev(qp->ibqp.device), *srqn, qp->xrcd);
+}
+
 /**
- * pib_resp_rcv() - a request packet for an RC or UC QP
+ * pib_resp_rcv() - a request packet for an RC, XRC TGT or UC QP
  * @qp: the QP
  * @pkt: the parsed packet
  * @buf: its bytes
@@ -604,18 +659,26 @@ static bool pib_resp_ready(struct pib_qp *qp)
 void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
+	struct pib_srq *xsrq = NULL;
 	struct sk_buff_head q;
 	unsigned long flags;
 	bool reads, queued;
+	u32 srqn = 0;
 
 	__skb_queue_head_init(&q);
+	rcu_read_lock();
+	if (qp->ibqp.qp_type == IB_QPT_XRC_TGT)
+		xsrq = pib_resp_xrc_srq(qp, pkt, buf, &srqn);
 	spin_lock_irqsave(&qp->lock, flags);
+	qp->resp.xsrq = xsrq;
+	qp->resp.xsrqn = srqn;
 	if (!pib_resp_ready(qp))
 		pib_drop(dev, buf, pkt->len, PIB_DROP_QP_STATE, 0);
-	else if (qp->ibqp.qp_type == IB_QPT_RC)
+	else if (pib_qp_rc(qp))
 		pib_resp_rc(qp, pkt, buf, &q);
 	else
 		pib_resp_uc(qp, pkt, buf);
+	qp->resp.xsrq = NULL;
 	reads = qp->resp.reads_due;
 	qp->resp.reads_due = false;
 	/* (under the lock: the QP's work may be answering for it too) */
@@ -624,10 +687,29 @@ void pib_resp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf)
 	spin_unlock_irqrestore(&qp->lock, flags);
 	if (queued)
 		pib_dev_tx_kick(dev);
+	if (xsrq)
+		pib_cq_notify(to_pib_cq(xsrq->ibsrq.ext.cq));
+	rcu_read_unlock();
 	pib_qp_notify_cqs(qp);
 	/* Responses leave now, not after a worker's wake-up. */
 	if (reads)
 		pib_qp_run(qp);
+}
+
+/*
+ * The PD of a READ's memory: the QP's, or that of the XRC SRQ the request
+ * named, if it is still there (under RCU).
+ */
+static struct ib_pd *pib_resp_res_pd(struct pib_qp *qp,
+				     const struct pib_rd_res *res)
+{
+	struct pib_srq *srq;
+
+	if (qp->ibqp.qp_type != IB_QPT_XRC_TGT)
+		return qp->ibqp.pd;
+	srq = pib_xrc_srq_find(to_pib_dev(qp->ibqp.device), res->srqn,
+			       qp->xrcd);
+	return srq ? srq->ibsrq.pd : NULL;
 }
 
 /* The next packet of a READ response; false if the memory went away. */
@@ -638,16 +720,18 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	u32 n = min(res->len - res->sent, qp->mtu);
 	bool first = res->sent == res->start, last = res->sent + n >= res->len;
 	struct pib_bth bth = {
-		.opcode = first && last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
-			  first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
-			  last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
-				 IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE,
+		.opcode = pib_qp_opcode(qp, first && last ?
+					IB_OPCODE_RC_RDMA_READ_RESPONSE_ONLY :
+					first ? IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST :
+					last ? IB_OPCODE_RC_RDMA_READ_RESPONSE_LAST :
+					IB_OPCODE_RC_RDMA_READ_RESPONSE_MIDDLE),
 		.dest_qp = qp->dest_qpn,
 		.psn = (res->psn + res->sent / qp->mtu) & PIB_PSN_MASK,
 	};
 	u32 ext_hdrs = pib_opcodes[bth.opcode].ext;
 	u32 ext_len = pib_ext_len(ext_hdrs);
 	struct sk_buff *skb;
+	int err = 0;
 	u8 *ext;
 
 	skb = pib_pkt_new(qp, &qp->av, &bth, ext_len, n, &ext);
@@ -656,9 +740,13 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	if (ext_hdrs & PIB_EXT_AETH)
 		pib_aeth_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_AETH),
 			     PIB_AETH_SYN_ACK, qp->resp.msn);
-	if (n && pib_mr_copy(dev, qp->ibqp.pd, res->rkey, qp,
-			     res->va + res->sent, ext + ext_len, n,
-			     IB_ACCESS_REMOTE_READ, false)) {
+	rcu_read_lock();
+	if (n)
+		err = pib_mr_copy(dev, pib_resp_res_pd(qp, res), res->rkey, qp,
+				  res->va + res->sent, ext + ext_len, n,
+				  IB_ACCESS_REMOTE_READ, false);
+	rcu_read_unlock();
+	if (err) {
 		kfree_skb(skb);
 		return false;
 	}
@@ -689,7 +777,7 @@ bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	struct pib_resp *resp = &qp->resp;
 	struct pib_rd_res *res;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC || !pib_resp_ready(qp))
+	if (!pib_qp_rc(qp) || !pib_resp_ready(qp))
 		return false;
 	while (resp->res_tail != resp->res_head && budget-- > 0) {
 		res = &resp->res[resp->res_tail % resp->num_res];

@@ -213,7 +213,7 @@ static void pib_res_qp_read(struct pib_qp *qp, struct pib_res_qp *s)
 	/* The SQ's cons is the oldest WQE not completed. */
 	s->sq_depth = sq->num;
 	s->sq_fill = pib_ring_avail(sq, sq->cons);
-	if (!qp->srq) {
+	if (pib_qp_has_rq(qp)) {
 		s->rq_depth = qp->rq.num;
 		s->rq_fill = pib_ring_avail(&qp->rq, qp->rq.cons) +
 			     qp->resp.have_wqe;
@@ -236,11 +236,11 @@ static unsigned long pib_res_qp_snap(struct pib_qp *qp, struct pib_res_qp *s)
 	unsigned long when = BIT(PIB_RES_ALWAYS);
 	unsigned long flags;
 
-	if (!qp->srq)
+	if (pib_qp_has_rq(qp))
 		when |= BIT(PIB_RES_OWN_RQ);
-	if (qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC)
+	if (pib_qp_rc(qp) || qp->ibqp.qp_type == IB_QPT_UC)
 		when |= BIT(PIB_RES_CONN);
-	if (qp->ibqp.qp_type == IB_QPT_RC)
+	if (pib_qp_rc(qp))
 		when |= BIT(PIB_RES_RC);
 	spin_lock_irqsave(&qp->lock, flags);
 	pib_res_qp_read(qp, s);

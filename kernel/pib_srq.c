@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues, and taking receive WQEs out of an RQ or SRQ ring:
- * a checked copy of each WQE, and the SRQ limit event.
+ * Shared receive queues, XRC SRQs (numbered, found by the XRCETH of a
+ * request to an XRC TGT QP), and taking receive WQEs out of an RQ or SRQ
+ * ring: a checked copy of each WQE, and the SRQ limit event.
  */
 #include <linux/slab.h>
 #include <rdma/pib-abi.h>
@@ -80,10 +81,83 @@ bool pib_srq_take(struct pib_srq *srq, struct pib_recv_wqe *wqe)
 }
 
 /**
+ * pib_xrc_srq_find() - the XRC SRQ an XRCETH names, in an XRC domain
+ * @dev: the device
+ * @srqn: the SRQ number
+ * @xrcd: the domain of the XRC TGT QP the request came to
+ *
+ * Under RCU: pib_destroy_srq() waits for its readers.
+ *
+ * Return: the SRQ, or NULL if @srqn names none in @xrcd.
+ */
+struct pib_srq *pib_xrc_srq_find(struct pib_dev *dev, u32 srqn,
+				 struct ib_xrcd *xrcd)
+{
+	struct pib_srq *srq = xa_load(&dev->xrc_srqs, srqn);
+
+	return srq && srq->ibsrq.ext.xrc.xrcd == xrcd ? srq : NULL;
+}
+
+/*
+ * An XRC SRQ's number, reserved now and published by pib_xrc_srq_publish()
+ * once the SRQ is whole. Return: 0, or a negative errno.
+ */
+static int pib_xrc_srq_number(struct pib_dev *dev, struct pib_srq *srq,
+			      struct ib_udata *udata)
+{
+	u32 num;
+	int err;
+
+	if (!udata)
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "create_srq: XRC is for processes (ibv_create_srq_ex)");
+	err = xa_alloc_cyclic(&dev->xrc_srqs, &num, NULL,
+			      XA_LIMIT(1, PIB_MAX_QPN), &dev->next_srqn,
+			      GFP_KERNEL);
+	if (err < 0)
+		return err;
+	srq->ibsrq.ext.xrc.srq_num = num;
+	return 0;
+}
+
+static void pib_xrc_srq_unnumber(struct pib_dev *dev, struct pib_srq *srq)
+{
+	if (srq->ibsrq.srq_type == IB_SRQT_XRC)
+		xa_erase(&dev->xrc_srqs, srq->ibsrq.ext.xrc.srq_num);
+}
+
+/* Check what create_srq asks for. Return: 0, or a negative errno. */
+static int pib_check_srq_init(struct pib_dev *dev,
+			      const struct ib_srq_init_attr *init,
+			      struct ib_udata *udata)
+{
+	const struct ib_srq_attr *attr = &init->attr;
+
+	if (init->srq_type != IB_SRQT_BASIC && init->srq_type != IB_SRQT_XRC)
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "create_srq: srq_type %d (pib has basic and XRC SRQs)",
+				  init->srq_type);
+	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR ||
+	    attr->max_sge > PIB_MAX_SGE || attr->srq_limit > attr->max_wr)
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_srq: max_wr %u (1 to %u), max_sge %u (at most %u), srq_limit %u (at most max_wr)",
+				  attr->max_wr, PIB_MAX_QP_WR, attr->max_sge,
+				  PIB_MAX_SGE, attr->srq_limit);
+	if (udata && udata->outlen < sizeof(struct pib_create_srq_resp))
+		return pib_refuse(&dev->ibdev, -EINVAL,
+				  "create_srq: reply of %zu bytes (provider too old?)",
+				  udata->outlen);
+	return 0;
+}
+
+/**
  * pib_create_srq() - the create_srq verb
  * @ibsrq: the SRQ, allocated by the RDMA core
- * @init: its size and limit
+ * @init: its type, size and limit (and an XRC SRQ's domain and CQ)
  * @udata: the user's call, or NULL for a kernel consumer's SRQ
+ *
+ * An XRC SRQ gets a number, which requests to XRC TGT QPs of its domain
+ * name in their XRCETH, and completes its receives in its own CQ.
  *
  * Return: 0, or a negative errno.
  */
@@ -96,47 +170,45 @@ int pib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct pib_create_srq_resp resp = {};
 	int err;
 
-	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_SRQ);
+	err = pib_inject_verb_fail(dev, PIB_INJ_CREATE_SRQ) ?:
+	      pib_check_srq_init(dev, init, udata);
 	if (err)
 		return err;
-	if (init->srq_type != IB_SRQT_BASIC)
-		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-				  "create_srq: srq_type %d (pib has basic SRQs)",
-				  init->srq_type);
-	if (!attr->max_wr || attr->max_wr > PIB_MAX_QP_WR ||
-	    attr->max_sge > PIB_MAX_SGE || attr->srq_limit > attr->max_wr)
-		return pib_refuse(&dev->ibdev, -EINVAL,
-				  "create_srq: max_wr %u (1 to %u), max_sge %u (at most %u), srq_limit %u (at most max_wr)",
-				  attr->max_wr, PIB_MAX_QP_WR, attr->max_sge,
-				  PIB_MAX_SGE, attr->srq_limit);
-	if (udata && udata->outlen < sizeof(resp))
-		return pib_refuse(&dev->ibdev, -EINVAL,
-				  "create_srq: reply of %zu bytes (provider too old?)",
-				  udata->outlen);
 	err = pib_res_get(&dev->ibdev, &dev->srq_count, PIB_MAX_SRQ, "SRQs");
 	if (err)
 		return err;
+	if (init->srq_type == IB_SRQT_XRC) {
+		err = pib_xrc_srq_number(dev, srq, udata);
+		if (err)
+			goto out;
+	}
 	spin_lock_init(&srq->lock);
 	srq->max_sge = max_t(u32, attr->max_sge, 1);
 	err = pib_ring_init(&srq->ring, roundup_pow_of_two(attr->max_wr),
 			    pib_rwqe_stride(srq->max_sge), udata);
 	if (err)
-		goto out;
+		goto unnumber;
 	attr->max_wr = srq->ring.num;
 	attr->max_sge = srq->max_sge;
 	srq->limit = attr->srq_limit;
 	if (udata) {
 		pib_ring_describe(&srq->ring, &resp.rq);
+		if (init->srq_type == IB_SRQT_XRC)
+			resp.srq_num = ibsrq->ext.xrc.srq_num;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
 			pib_ring_free(&srq->ring);
-			goto out;
+			goto unnumber;
 		}
 	}
+	if (init->srq_type == IB_SRQT_XRC)
+		xa_store(&dev->xrc_srqs, ibsrq->ext.xrc.srq_num, srq, GFP_KERNEL);
 	pib_obj_add(dev, PIB_OBJ_SRQ, &srq->obj, !!udata,
 		    ibsrq->res.kern_name);
 	trace_pib_srq_create(srq);
 	return 0;
+unnumber:
+	pib_xrc_srq_unnumber(dev, srq);
 out:
 	atomic_dec(&dev->srq_count);
 	return err;
@@ -293,6 +365,11 @@ int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 
 	trace_pib_srq_destroy(srq);
+	if (ibsrq->srq_type == IB_SRQT_XRC) {
+		/* XRC TGT QPs find it under RCU: wait for them. */
+		pib_xrc_srq_unnumber(to_pib_dev(ibsrq->device), srq);
+		synchronize_rcu();
+	}
 	pib_obj_del(to_pib_dev(ibsrq->device), &srq->obj);
 	pib_ring_free(&srq->ring);
 	atomic_dec(&to_pib_dev(ibsrq->device)->srq_count);

@@ -131,7 +131,9 @@ void pib_strict_cq_feed(struct pib_qp *qp, bool add)
 {
 	s64 sign = add ? 1 : -1;
 
-	pib_strict_cq_add(qp->ibqp.send_cq, sign * qp->sq_wr);
+	/* (an XRC TGT QP has no CQ, an XRC INI QP none for receives) */
+	if (qp->ibqp.send_cq)
+		pib_strict_cq_add(qp->ibqp.send_cq, sign * qp->sq_wr);
 	if (qp->ibqp.recv_cq)
 		pib_strict_cq_add(qp->ibqp.recv_cq, sign * qp->rq_wr);
 }
@@ -169,7 +171,8 @@ int pib_strict_create_qp(struct pib_dev *dev,
 	bool bad = false;
 	int i;
 
-	need[0] = pib_strict_cq_need(cqs[0], same ? s + r : s);
+	if (cqs[0])
+		need[0] = pib_strict_cq_need(cqs[0], same ? s + r : s);
 	if (!same && cqs[1])
 		need[1] = pib_strict_cq_need(cqs[1], r);
 	for (i = 0; i < 2; i++) {

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Verbs entry points: device and port queries, user contexts, protection
- * domains, address handles, and the table of every verb pib implements.
+ * domains, XRC domains, address handles, and the table of every verb pib
+ * implements.
  *
- * Verbs pib does not implement (XRC, flows, device memory, ...)
+ * Verbs pib does not implement (flows, device memory, ...)
  * are left out of pib_dev_ops, so the RDMA core answers -EOPNOTSUPP. The
  * PIB_OP_* entries are verbs whose prototype changed between kernels: see
  * pib_compat.h.
@@ -65,7 +66,8 @@ static int pib_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_FLUSH_GLOBAL |
-				 IB_DEVICE_ATOMIC_WRITE;
+				 IB_DEVICE_ATOMIC_WRITE |
+				 IB_DEVICE_XRC;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -219,6 +221,28 @@ static int pib_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 
 	pib_obj_del(dev, &container_of(ibpd, struct pib_pd, ibpd)->obj);
 	atomic_dec(&dev->pd_count);
+	return 0;
+}
+
+/*
+ * An XRC domain, for processes only: the RDMA core has no verb that posts
+ * to an XRC SRQ by number for a kernel consumer. The core keeps which
+ * SRQs and TGT QPs are in it, and which processes share it (by inode).
+ */
+static int pib_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	struct pib_dev *dev = to_pib_dev(ibxrcd->device);
+
+	if (!udata)
+		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+				  "alloc_xrcd: XRC is for processes (ibv_open_xrcd)");
+	return pib_res_get(&dev->ibdev, &dev->xrcd_count, PIB_MAX_PD,
+			   "XRC domains");
+}
+
+static int pib_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata)
+{
+	atomic_dec(&to_pib_dev(ibxrcd->device)->xrcd_count);
 	return 0;
 }
 
@@ -376,6 +400,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.alloc_mr = pib_alloc_mr,
 	.alloc_mw = pib_alloc_mw,
 	.alloc_pd = pib_alloc_pd,
+	.alloc_xrcd = pib_alloc_xrcd,
 	.alloc_ucontext = pib_alloc_ucontext,
 	.attach_mcast = pib_attach_mcast,
 	.create_ah = pib_create_ah,
@@ -384,6 +409,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.create_srq = pib_create_srq,
 	.dealloc_driver = pib_dev_dealloc,
 	.dealloc_pd = pib_dealloc_pd,
+	.dealloc_xrcd = pib_dealloc_xrcd,
 	.dealloc_ucontext = pib_dealloc_ucontext,
 	.dealloc_mw = pib_dealloc_mw,
 	.dereg_mr = pib_dereg_mr,
@@ -431,4 +457,5 @@ const struct ib_device_ops pib_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, pib_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, pib_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, pib_ucontext, ibuc),
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, pib_xrcd, ibxrcd),
 };

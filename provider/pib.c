@@ -76,6 +76,42 @@ static int pib_dealloc_pd(struct ibv_pd *pd)
 	return ret;
 }
 
+/*
+ * An XRC domain, shared by the processes that open it through the same
+ * file (the kernel keeps which): nothing of it lives here.
+ */
+static struct ibv_xrcd *pib_open_xrcd(struct ibv_context *ctx,
+				      struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp;
+	struct ibv_open_xrcd cmd;
+	struct verbs_xrcd *xrcd = calloc(1, sizeof(*xrcd));
+	int ret;
+
+	if (!xrcd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_open_xrcd(ctx, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(xrcd);
+		errno = ret;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+static int pib_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = container_of(ibxrcd, struct verbs_xrcd, xrcd);
+	int ret = ibv_cmd_close_xrcd(xrcd);
+
+	if (!ret)
+		free(xrcd);
+	return ret;
+}
+
 static void pib_free_context(struct ibv_context *ibctx)
 {
 	struct pib_context *ctx = to_pib_ctx(ibctx);
@@ -85,20 +121,22 @@ static void pib_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * What is not here (XRC, flows, device memory, ...) stays
- * NULL, and libibverbs answers EOPNOTSUPP.
+ * What is not here (flows, device memory, ...) stays NULL, and libibverbs
+ * answers EOPNOTSUPP.
  */
 static const struct verbs_context_ops pib_ctx_ops = {
 	.alloc_mw = pib_alloc_mw,
 	.alloc_pd = pib_alloc_pd,
 	.attach_mcast = pib_attach_mcast,
 	.bind_mw = pib_bind_mw,
+	.close_xrcd = pib_close_xrcd,
 	.create_ah = pib_create_ah,
 	.create_cq = pib_create_cq,
 	.create_cq_ex = pib_create_cq_ex,
 	.create_qp = pib_create_qp,
 	.create_qp_ex = pib_create_qp_ex,
 	.create_srq = pib_create_srq,
+	.create_srq_ex = pib_create_srq_ex,
 	.dealloc_mw = pib_dealloc_mw,
 	.dealloc_pd = pib_dealloc_pd,
 	.dereg_mr = pib_dereg_mr,
@@ -108,8 +146,11 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.destroy_srq = pib_destroy_srq,
 	.detach_mcast = pib_detach_mcast,
 	.free_context = pib_free_context,
+	.get_srq_num = pib_get_srq_num,
 	.modify_qp = pib_modify_qp,
 	.modify_srq = pib_modify_srq,
+	.open_qp = pib_open_qp,
+	.open_xrcd = pib_open_xrcd,
 	.poll_cq = pib_poll_cq,
 	.post_recv = pib_post_recv,
 	.post_send = pib_post_send,

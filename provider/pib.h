@@ -54,7 +54,7 @@ struct pib_cq {
  * @sq_lock: protects @sq
  * @sq: the send queue
  * @rq_lock: protects @rq
- * @rq: the receive queue; not mapped if the QP has an SRQ
+ * @rq: the receive queue; not mapped if the QP has an SRQ or is XRC's
  * @state: enum ibv_qp_state, as modify_qp last set it
  */
 struct pib_qp {
@@ -146,6 +146,8 @@ int pib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int pib_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 		 struct ibv_qp_init_attr *init_attr);
 int pib_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *pib_open_qp(struct ibv_context *ctx,
+			   struct ibv_qp_open_attr *attr);
 int pib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 		struct ibv_mw_bind *mw_bind);
 int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -171,6 +173,9 @@ int pib_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int pib_destroy_srq(struct ibv_srq *ibsrq);
 int pib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		      struct ibv_recv_wr **bad_wr);
+struct ibv_srq *pib_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr);
+int pib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 
 /* pib_ah.c */
 struct ibv_ah *pib_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);

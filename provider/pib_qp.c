@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs (RC, UC, UD): creation maps the SQ and, without an SRQ, the
- * RQ that the kernel allocated; post_send writes WQEs into the SQ and
+ * Queue pairs (RC, UC, UD, XRC): creation maps the SQ and, without an SRQ,
+ * the RQ that the kernel allocated; post_send writes WQEs into the SQ and
  * rings the doorbell once per call; post_recv writes WQEs into the RQ
  * with no system call. The rest (modify, query, destroy, multicast) goes
- * to the kernel.
+ * to the kernel. An XRC INI QP (IBV_QPT_XRC_SEND) has an SQ only; an XRC
+ * TGT QP (IBV_QPT_XRC_RECV, also one that ibv_open_qp() opened) has no
+ * ring at all: its receives come from the XRC SRQs its requests name.
  */
 #include <assert.h>
 #include <errno.h>
@@ -31,13 +33,20 @@ static_assert(offsetof(struct pib_ucreate_qp_ex_resp, drv) ==
 
 /* What ibv_create_qp_ex may ask for; no create flags are implemented. */
 #define PIB_QP_COMP_MASK	(IBV_QP_INIT_ATTR_PD | \
+				 IBV_QP_INIT_ATTR_XRCD | \
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS | \
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
 
-static bool pib_qp_type_supported(enum ibv_qp_type qp_type)
+/*
+ * An XRC TGT QP only through ibv_create_qp_ex, which names its XRC domain.
+ * (libibverbs' ibv_create_qp_ex() with no more than a PD calls
+ * ibv_create_qp(), XRC INI QPs too.)
+ */
+static bool pib_qp_type_supported(enum ibv_qp_type qp_type, bool ex)
 {
 	return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC ||
-	       qp_type == IBV_QPT_UD;
+	       qp_type == IBV_QPT_UD || qp_type == IBV_QPT_XRC_SEND ||
+	       (ex && qp_type == IBV_QPT_XRC_RECV);
 }
 
 static struct pib_qp *pib_qp_alloc(void)
@@ -83,12 +92,14 @@ static int pib_qp_setup(struct pib_qp *qp, struct ibv_context *ctx,
 	qp->state = IBV_QPS_RESET;
 	qp->sq.ctx = ctx;
 	qp->sq.qp_type = ibqp->qp_type;
+	if (ibqp->qp_type == IBV_QPT_XRC_RECV)
+		return 0;
 	ret = pib_ring_map(&qp->sq.ring, ctx->cmd_fd, &resp->sq,
 			   sizeof(struct pib_send_wqe));
 	if (ret)
 		return ret;
 	pib_sq_set_limits(&qp->sq, cap->max_send_sge, cap->max_inline_data);
-	if (ibqp->srq)
+	if (ibqp->srq || ibqp->qp_type == IBV_QPT_XRC_SEND)
 		return 0;
 	ret = pib_ring_map(&qp->rq.ring, ctx->cmd_fd, &resp->rq,
 			   sizeof(struct pib_recv_wqe));
@@ -115,7 +126,7 @@ struct ibv_qp *pib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	struct pib_qp *qp;
 	int ret;
 
-	if (!pib_qp_type_supported(attr->qp_type)) {
+	if (!pib_qp_type_supported(attr->qp_type, false)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -137,7 +148,7 @@ struct ibv_qp *pib_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 /* EOPNOTSUPP for what ibv_create_qp_ex may ask and pib does not have. */
 static int pib_qp_attr_ex_check(const struct ibv_qp_init_attr_ex *attr)
 {
-	if (!pib_qp_type_supported(attr->qp_type))
+	if (!pib_qp_type_supported(attr->qp_type, true))
 		return EOPNOTSUPP;
 	if (attr->comp_mask & ~(uint32_t)PIB_QP_COMP_MASK)
 		return EOPNOTSUPP;
@@ -146,7 +157,8 @@ static int pib_qp_attr_ex_check(const struct ibv_qp_init_attr_ex *attr)
 		return EOPNOTSUPP;
 	if ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (attr->send_ops_flags & ~(pib_send_ops_supported(attr->qp_type) |
-				      (attr->qp_type == IBV_QPT_RC ?
+				      (attr->qp_type == IBV_QPT_RC ||
+				       attr->qp_type == IBV_QPT_XRC_SEND ?
 				       PIB_QP_EX_WITH_FLUSH : 0))))
 		return EOPNOTSUPP;
 	return 0;
@@ -209,9 +221,11 @@ static void pib_qp_discard(struct pib_qp *qp)
 	pib_cq_clean(ibqp->send_cq, ibqp->qp_num);
 	if (ibqp->recv_cq != ibqp->send_cq)
 		pib_cq_clean(ibqp->recv_cq, ibqp->qp_num);
-	pthread_spin_lock(&qp->sq_lock);
-	pib_ring_discard(&qp->sq.ring);
-	pthread_spin_unlock(&qp->sq_lock);
+	if (qp->sq.ring.buf) {
+		pthread_spin_lock(&qp->sq_lock);
+		pib_ring_discard(&qp->sq.ring);
+		pthread_spin_unlock(&qp->sq_lock);
+	}
 	if (!qp->rq.ring.buf)
 		return;
 	pthread_spin_lock(&qp->rq_lock);
@@ -255,12 +269,41 @@ int pib_destroy_qp(struct ibv_qp *ibqp)
 }
 
 /*
- * Sends need RTS or SQD. In SQE and ERR (which the kernel may enter on
- * its own) they are accepted, and the kernel completes them flushed, as
- * the IBA wants.
+ * Another process's XRC TGT QP, in a domain this one opened too: a handle
+ * of this context on the same QP, which lives until its last handle goes.
+ */
+struct ibv_qp *pib_open_qp(struct ibv_context *ctx,
+			   struct ibv_qp_open_attr *attr)
+{
+	struct ib_uverbs_create_qp_resp resp;
+	struct ibv_open_qp cmd;
+	struct pib_qp *qp = pib_qp_alloc();
+	int ret;
+
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_open_qp(ctx, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (ret)
+		return pib_qp_fail(qp, false, ret);
+	qp->state = IBV_QPS_RESET;
+	qp->sq.ctx = ctx;
+	qp->sq.qp_type = IBV_QPT_XRC_RECV;
+	return &qp->vqp.qp;
+}
+
+/*
+ * Sends need an SQ (an XRC TGT QP has none) in RTS or SQD. In SQE and ERR
+ * (which the kernel may enter on its own) they are accepted, and the
+ * kernel completes them flushed, as the IBA wants.
  */
 int pib_qp_send_err(struct pib_qp *qp)
 {
+	/* (an XRC TGT QP has no SQ) */
+	if (!qp->sq.ring.buf)
+		return EINVAL;
 	switch (__atomic_load_n(&qp->state, __ATOMIC_RELAXED)) {
 	case IBV_QPS_RESET:
 	case IBV_QPS_INIT:

@@ -185,6 +185,11 @@ static void pib_wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 	pib_sq_batch_set_ud_addr(pib_sq_of(qpx), ah, remote_qpn, remote_qkey);
 }
 
+static void pib_wr_set_xrc_srqn(struct ibv_qp_ex *qpx, uint32_t remote_srqn)
+{
+	pib_sq_batch_set_xrc_srqn(pib_sq_of(qpx), remote_srqn);
+}
+
 /* A QP that cannot send makes the whole batch fail in wr_complete. */
 static void pib_wr_start(struct ibv_qp_ex *qpx)
 {
@@ -256,6 +261,7 @@ void pib_qp_ex_set_ops(struct pib_qp *qp, uint64_t send_ops_flags)
 	qpx->wr_set_inline_data = pib_wr_set_inline_data;
 	qpx->wr_set_inline_data_list = pib_wr_set_inline_data_list;
 	qpx->wr_set_ud_addr = pib_wr_set_ud_addr;
+	qpx->wr_set_xrc_srqn = pib_wr_set_xrc_srqn;
 	qpx->wr_start = pib_wr_start;
 	qpx->wr_complete = pib_wr_complete;
 	qpx->wr_abort = pib_wr_abort;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Shared receive queues: a ring of receive WQEs like a QP's RQ, posted
- * to with no system call.
+ * Shared receive queues, and XRC SRQs: a ring of receive WQEs like a QP's
+ * RQ, posted to with no system call. An XRC SRQ has a number, which the
+ * remote XRC INI QP names in each request, and a CQ of its own.
  */
 #include <assert.h>
 #include <errno.h>
@@ -19,25 +20,30 @@ struct pib_ucreate_srq_resp {
 static_assert(offsetof(struct pib_ucreate_srq_resp, drv) ==
 	      sizeof(struct ib_uverbs_create_srq_resp), "udata follows");
 
-struct ibv_srq *pib_create_srq(struct ibv_pd *pd,
-			       struct ibv_srq_init_attr *attr)
+static struct pib_srq *pib_srq_alloc(void)
 {
-	struct pib_ucreate_srq_resp resp = {};
-	struct ibv_create_srq cmd = {};
-	struct pib_srq *srq;
-	int ret;
+	struct pib_srq *srq = calloc(1, sizeof(*srq));
 
-	srq = calloc(1, sizeof(*srq));
 	if (!srq || pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE)) {
 		free(srq);
 		errno = ENOMEM;
 		return NULL;
 	}
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
-				 &resp.ibv_resp, sizeof(resp));
+	return srq;
+}
+
+/*
+ * Map the ring of an SRQ the kernel created (or destroy it), with what the
+ * kernel granted (the command wrote it back into @attr).
+ */
+static struct ibv_srq *pib_srq_setup(struct pib_srq *srq, int ret,
+				     struct ibv_context *ctx,
+				     const struct pib_create_srq_resp *resp,
+				     const struct ibv_srq_attr *attr)
+{
 	if (!ret) {
-		ret = pib_ring_map(&srq->rq.ring, pd->context->cmd_fd,
-				   &resp.drv.rq, sizeof(struct pib_recv_wqe));
+		ret = pib_ring_map(&srq->rq.ring, ctx->cmd_fd, &resp->rq,
+				   sizeof(struct pib_recv_wqe));
 		if (ret)
 			ibv_cmd_destroy_srq(&srq->vsrq.srq);
 	}
@@ -47,9 +53,60 @@ struct ibv_srq *pib_create_srq(struct ibv_pd *pd,
 		errno = ret;
 		return NULL;
 	}
-	/* What the kernel granted: the command wrote it back. */
-	pib_rq_set_limits(&srq->rq, attr->attr.max_sge);
+	pib_rq_set_limits(&srq->rq, attr->max_sge);
 	return &srq->vsrq.srq;
+}
+
+struct ibv_srq *pib_create_srq(struct ibv_pd *pd,
+			       struct ibv_srq_init_attr *attr)
+{
+	struct pib_ucreate_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct pib_srq *srq = pib_srq_alloc();
+	int ret;
+
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	return pib_srq_setup(srq, ret, pd->context, &resp.drv, &attr->attr);
+}
+
+/* What ibv_create_srq_ex may ask for: basic and XRC SRQs. */
+#define PIB_SRQ_COMP_MASK	(IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_PD | \
+				 IBV_SRQ_INIT_ATTR_XRCD | IBV_SRQ_INIT_ATTR_CQ)
+
+struct ibv_srq *pib_create_srq_ex(struct ibv_context *ctx,
+				  struct ibv_srq_init_attr_ex *attr)
+{
+	struct pib_ucreate_srq_resp resp = {};
+	struct ibv_create_xsrq cmd = {};
+	struct pib_srq *srq;
+	int ret;
+
+	if ((attr->comp_mask & ~(uint32_t)PIB_SRQ_COMP_MASK) ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_TYPE) &&
+	     attr->srq_type != IBV_SRQT_BASIC && attr->srq_type != IBV_SRQT_XRC)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	srq = pib_srq_alloc();
+	if (!srq)
+		return NULL;
+	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
+				    &resp.ibv_resp, sizeof(resp));
+	return pib_srq_setup(srq, ret, ctx, &resp.drv, &attr->attr);
+}
+
+/* An XRC SRQ's number, which the command's answer gave. */
+int pib_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num)
+{
+	struct pib_srq *srq = to_pib_srq(ibsrq);
+
+	if (srq->vsrq.srq_type != IBV_SRQT_XRC)
+		return EINVAL;
+	*srq_num = srq->vsrq.srq_num;
+	return 0;
 }
 
 /* The command: the core part, then pib's (the driver udata). */

@@ -54,6 +54,8 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 			 PIB_OP(IBV_WR_ATOMIC_FETCH_AND_ADD) | \
 			 PIB_OP(IBV_WR_SEND_WITH_INV) | PIB_OP(PIB_WR_FLUSH) | \
 			 PIB_OP(IBV_WR_ATOMIC_WRITE))
+/* XRC's sending half: RC's, but windows, which its QP cannot serve. */
+#define PIB_XRC_OPS	(PIB_RC_OPS & ~PIB_OP(IBV_WR_BIND_MW))
 
 /*
  * The same sets as ibv_qp_init_attr_ex send_ops_flags, but FLUSH's, which
@@ -68,12 +70,15 @@ static_assert(sizeof(struct pib_sge) == sizeof(struct ibv_sge), "sge");
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
 			 IBV_QP_EX_WITH_SEND_WITH_INV | \
 			 IBV_QP_EX_WITH_ATOMIC_WRITE)
+#define PIB_XRC_SEND_OPS (PIB_RC_SEND_OPS & ~(uint64_t)IBV_QP_EX_WITH_BIND_MW)
 
 static uint32_t pib_qp_type_ops(enum ibv_qp_type qp_type)
 {
 	switch (qp_type) {
 	case IBV_QPT_RC:
 		return PIB_RC_OPS;
+	case IBV_QPT_XRC_SEND:
+		return PIB_XRC_OPS;
 	case IBV_QPT_UC:
 		return PIB_UC_OPS;
 	case IBV_QPT_UD:
@@ -98,6 +103,8 @@ uint64_t pib_send_ops_supported(enum ibv_qp_type qp_type)
 	switch (qp_type) {
 	case IBV_QPT_RC:
 		return PIB_RC_SEND_OPS;
+	case IBV_QPT_XRC_SEND:
+		return PIB_XRC_SEND_OPS;
 	case IBV_QPT_UC:
 		return PIB_UC_SEND_OPS;
 	case IBV_QPT_UD:
@@ -286,6 +293,9 @@ static int pib_send_wr_check(const struct pib_sq *sq,
 	}
 	if (sq->qp_type == IBV_QPT_UD)
 		return pib_ud_check(sq, wr->wr.ud.ah, wr->wr.ud.remote_qpn);
+	if (sq->qp_type == IBV_QPT_XRC_SEND &&
+	    wr->qp_type.xrc.remote_srqn > PIB_MAX_QPN)
+		return EINVAL;
 	return 0;
 }
 
@@ -429,6 +439,8 @@ static int pib_sq_write(struct pib_sq *sq, const struct ibv_send_wr *wr,
 	if (sq->qp_type == IBV_QPT_UD)
 		pib_wqe_set_ud(wqe, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
 			       wr->wr.ud.remote_qkey);
+	if (sq->qp_type == IBV_QPT_XRC_SEND)
+		wqe->xrc_srqn = wr->qp_type.xrc.remote_srqn;
 	if (wr->send_flags & IBV_SEND_INLINE)
 		pib_wqe_set_inline_sges(wqe, wr->num_sge, wr->sg_list, len);
 	else
@@ -661,6 +673,27 @@ void pib_sq_batch_set_ud_addr(struct pib_sq *sq, struct ibv_ah *ah,
 	}
 	pib_wqe_set_ud(wqe, ah, remote_qpn, remote_qkey);
 	sq->need_ud_addr = false;
+}
+
+/**
+ * pib_sq_batch_set_xrc_srqn() - the remote XRC SRQ of the WQE that
+ *	pib_sq_batch_add() added last (ibv_wr_set_xrc_srqn())
+ * @sq: the send queue of an XRC INI QP, in a batch
+ * @remote_srqn: the XRC SRQ's number, 24 bits
+ *
+ * Anything else makes the batch fail with EINVAL.
+ */
+void pib_sq_batch_set_xrc_srqn(struct pib_sq *sq, uint32_t remote_srqn)
+{
+	struct pib_send_wqe *wqe = pib_sq_batch_last(sq);
+
+	if (!wqe)
+		return;
+	if (sq->qp_type != IBV_QPT_XRC_SEND || remote_srqn > PIB_MAX_QPN) {
+		sq->err = EINVAL;
+		return;
+	}
+	wqe->xrc_srqn = remote_srqn;
 }
 
 /**

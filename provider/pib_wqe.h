@@ -51,7 +51,7 @@ static inline const struct pib_ah *pib_ah_of(const struct ibv_ah *ah)
  * struct pib_sq - a send queue
  * @ring: the SQ ring of struct pib_send_wqe
  * @ctx: the QP's context; UD sends take only AHs of this context
- * @qp_type: IBV_QPT_RC, _UC or _UD
+ * @qp_type: IBV_QPT_RC, _UC, _UD or _XRC_SEND
  * @max_sge: SGEs a WQE may have
  * @max_inline: inline bytes a WQE may have
  * @start: ibv_wr_* batch: the producer index at wr_start
@@ -103,6 +103,7 @@ void pib_sq_batch_set_inline_list(struct pib_sq *sq, size_t num_buf,
 				  const struct ibv_data_buf *buf_list);
 void pib_sq_batch_set_ud_addr(struct pib_sq *sq, struct ibv_ah *ah,
 			      uint32_t remote_qpn, uint32_t remote_qkey);
+void pib_sq_batch_set_xrc_srqn(struct pib_sq *sq, uint32_t remote_srqn);
 void pib_sq_batch_set_flush(struct pib_sq *sq, struct pib_send_wqe *wqe,
 			    uint32_t rkey, uint64_t addr, size_t len,
 			    uint8_t type, uint8_t level);

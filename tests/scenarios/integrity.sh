@@ -13,12 +13,23 @@
 # bad one: ATOMIC WRITEs from host2 land in host1's memory and read back,
 # their completions stamped in order between post and poll, and host1's
 # ibv_rereg_mr moves its MR under the same R_Key, then takes remote write
-# away (a WRITE then fails with a remote access error).
+# away (a WRITE then fails with a remote access error). pib-xrc, on the
+# clean LAN and the bad one: XRC with host1's server as two processes
+# sharing one XRC domain through a file, each with its own XRC SRQ, PD and
+# MR, and one XRC TGT QP (A creates it, B opens it) that host2's XRC INI QP
+# reaches: SENDs (with and without immediate data, of 1 to 3172 bytes) each
+# arrive whole, in order and only on the SRQ they name; WRITEs, READs and a
+# FETCH_AND_ADD through either SRQ reach that process's MR; a SEND naming
+# another domain's SRQ fails with a remote invalid RD request error, a WRITE
+# naming SRQ B with the R_Key of A's MR with a remote access error (neither
+# changing anything; on the bad LAN, one whose NAK is lost is tried again on
+# new QPs); and the TGT QP still delivers to B after A destroyed its handle.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 tool=$PIB_BUILD/tools/pib-integrity
 memops=$PIB_BUILD/tools/pib-memops
+xrc=$PIB_BUILD/tools/pib-xrc
 # The QPs' local ACK timeout: the tool's 2^14 * 4.096 us (pib makes it at
 # least 200 ms), or about 1 s on a slow kernel (make test-debug), whose
 # guests stall for seconds at a time: pib doubles it per retry up to 4 s,
@@ -70,6 +81,11 @@ memops() {
 	pair "$1" "$memops" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
 }
 
+# xrc NAME ROUNDS: a pib-xrc run.
+xrc() {
+	pair "$1" "$xrc" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
+}
+
 # netem on pib's UDP port only: the tool's TCP exchange stays clean.
 pib_netem() {
 	tc qdisc replace dev eth0 parent 1:3 handle 30: netem "$@"
@@ -83,6 +99,7 @@ server_opts="--mw 1" integrity "type 1 memory windows" -n 100 -s 100000 \
 [ "$PIB_HOST" = 1 ] && check "host1 served them through type 1 windows" \
 	grep -q "memory windows of type 1 bound" "$PIB_RESULTS/type 1 memory windows.server"
 memops "ATOMIC WRITE and rereg" 20
+xrc "XRC across two processes" 40
 pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
@@ -93,6 +110,7 @@ server_opts="--mw 2" integrity "bad LAN, type 2 memory windows" -n 100 \
 [ "$PIB_HOST" = 1 ] && check "host1 served them through type 2 windows" \
 	grep -q "memory windows of type 2 bound" "$PIB_RESULTS/bad LAN, type 2 memory windows.server"
 memops "bad LAN, ATOMIC WRITE and rereg" 20
+xrc "bad LAN, XRC across two processes" 20
 check "LAN cut for pib" pib_netem loss 100%
 # host2's requester under pib's tracepoints (through tracefs): timeouts
 # and retransmits until the retries run out, the failed WQE's completion

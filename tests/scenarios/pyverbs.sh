@@ -85,6 +85,12 @@ for t in test_device.DeviceTest.test_query_device \
 	test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic \
 	test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write \
 	test_device.DeviceTest.test_query_gid_ex_bad_flow \
+	test_qpex.QpExTestCase.test_qp_ex_xrc_send \
+	test_qpex.QpExTestCase.test_qp_ex_xrc_send_imm \
+	test_atomic.AtomicTest.test_xrc_atomic_fetch_and_add \
+	test_atomic.AtomicTest.test_xrc_atomic_cmp_and_swap \
+	test_cqex.CqExTestCase.test_xrc_traffic_cq_ex \
+	test_relaxed_ordering.RoTestCase.test_ro_xrc_traffic \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done

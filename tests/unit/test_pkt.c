@@ -223,7 +223,7 @@ static void test_opcode_table(void)
 			CHECK_EQ(pib_pkt_parse(buf, len, &pkt), PIB_PKT_BAD_PAYLOAD);
 		}
 	}
-	CHECK_EQ(known, 39);
+	CHECK_EQ(known, 39 + 25);	/* XRC: RC's 25 again */
 	/* IBA 1.5: FETH, then RETH; ATOMIC WRITE's 8 bytes are payload. */
 	CHECK_EQ(pib_ext_len(pib_opcodes[PIB_OPCODE_RC_FLUSH].ext), 20);
 	CHECK_EQ(pib_ext_off(pib_opcodes[PIB_OPCODE_RC_FLUSH].ext, PIB_EXT_RETH), 4);
@@ -270,7 +270,8 @@ static void test_feth(void)
  */
 static void test_opcode_links(void)
 {
-	const unsigned int tp = PIB_OPF_RC | PIB_OPF_UC | PIB_OPF_UD;
+	const unsigned int tp = PIB_OPF_RC | PIB_OPF_UC | PIB_OPF_UD |
+				PIB_OPF_XRC;
 	const unsigned int kind = PIB_OPF_SEND | PIB_OPF_WRITE;
 	unsigned int op, f, links = 0;
 
@@ -282,7 +283,8 @@ static void test_opcode_links(void)
 			continue;
 		f = o->flags & tp;
 		CHECK(f && !(f & (f - 1)));
-		CHECK_EQ(op >> 5, f == PIB_OPF_RC ? 0u : f == PIB_OPF_UC ? 1u : 3u);
+		CHECK_EQ(op >> 5, f == PIB_OPF_RC ? 0u : f == PIB_OPF_UC ? 1u :
+				  f == PIB_OPF_XRC ? 5u : 3u);
 		if (!o->last)	/* (RC SEND FIRST is opcode 0) */
 			continue;
 		links++;
@@ -294,9 +296,62 @@ static void test_opcode_links(void)
 		CHECK_EQ(pib_opcodes[o->last].flags & ~PIB_OPF_FIRST,
 			 o->flags & ~PIB_OPF_FIRST);
 	}
-	CHECK_EQ(links, 9);
+	CHECK_EQ(links, 14);
 	CHECK(!strcmp(pib_opcodes[IB_OPCODE_UC_RDMA_WRITE_ONLY].name,
 		      "UC_RDMA_WRITE_ONLY"));
+}
+
+/*
+ * XRC's opcodes (IBA Annex A14) are RC's, 0xA0 above: the same operation
+ * and name, and an XRCETH right after the BTH of each request (none in a
+ * response); nothing else is XRC's.
+ */
+static void test_opcode_xrc(void)
+{
+	unsigned int op, n = 0;
+
+	for (op = 0; op < 256; op++) {
+		const struct pib_opcode_info *x = &pib_opcodes[op];
+		const struct pib_opcode_info *rc = &pib_opcodes[op & 0x1f];
+
+		if (!(x->flags & PIB_OPF_XRC))
+			continue;
+		n++;
+		CHECK_EQ(op & 0xe0, (unsigned int)PIB_OPCODE_XRC);
+		CHECK_EQ(pib_opcode_rc(op), op & 0x1f);
+		CHECK_EQ(x->flags & ~PIB_OPF_XRC, rc->flags & ~PIB_OPF_RC);
+		CHECK(!strcmp(x->name + 1, rc->name) && x->name[0] == 'X');
+		if (rc->flags & PIB_OPF_RESP) {
+			CHECK_EQ(x->ext, rc->ext);
+			continue;
+		}
+		CHECK_EQ(x->ext, rc->ext | PIB_EXT_XRCETH);
+		CHECK_EQ(pib_ext_off(x->ext, PIB_EXT_XRCETH), 0u);
+		if (x->ext & PIB_EXT_RETH)
+			CHECK_EQ(pib_ext_off(x->ext, PIB_EXT_RETH),
+				 PIB_XRCETH_LEN +
+				 (x->ext & PIB_EXT_FETH ? PIB_FETH_LEN : 0u));
+	}
+	/* every RC opcode pib has, FLUSH and ATOMIC WRITE included */
+	CHECK_EQ(n, 25);
+	CHECK_EQ(pib_opcode_rc(IB_OPCODE_UC_SEND_ONLY), IB_OPCODE_UC_SEND_ONLY);
+	CHECK_EQ(pib_opcodes[PIB_OPCODE_XRC | IB_OPCODE_RC_ACKNOWLEDGE].ext,
+		 (unsigned int)PIB_EXT_AETH);
+}
+
+/* The XRCETH: a reserved byte, then the SRQ number, big-endian. */
+static void test_xrceth(void)
+{
+	struct pib_xrceth h;
+	const uint8_t *b = (const uint8_t *)&h;
+
+	pib_xrceth_set(&h, 0xabcdef12);
+	CHECK_EQ(b[0], 0);
+	CHECK_EQ(b[1], 0xcd);
+	CHECK_EQ(b[3], 0x12);
+	CHECK_EQ(pib_xrceth_srqn(&h), 0xcdef12u);
+	memset(&h, 0xff, sizeof(h));
+	CHECK_EQ(pib_xrceth_srqn(&h), 0xffffffu);
 }
 
 static void test_bad_fields(void)
@@ -577,6 +632,8 @@ int main(void)
 	test_opcode_table();
 	test_feth();
 	test_opcode_links();
+	test_opcode_xrc();
+	test_xrceth();
 	test_bad_fields();
 	test_truncation_and_bit_flips();
 	test_random_input();

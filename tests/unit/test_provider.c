@@ -22,7 +22,7 @@ static char fake_ctx_mem, other_ctx_mem;
 #define OTHER_CTX	((struct ibv_context *)(void *)&other_ctx_mem)
 
 /* An SQ stride with room for 4 SGEs or 64 inline bytes. */
-#define SQ_STRIDE	128
+#define SQ_STRIDE	256
 #define RQ_STRIDE	64
 #define FILL		0xa5
 
@@ -186,22 +186,27 @@ static void test_opcode_rules(void)
 	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_LOCAL_INV);
 	CHECK(pib_send_ops_supported(IBV_QPT_RC) & IBV_QP_EX_WITH_BIND_MW);
 	CHECK(!(pib_send_ops_supported(IBV_QPT_UD) & IBV_QP_EX_WITH_BIND_MW));
-	CHECK_EQ(pib_send_ops_supported(IBV_QPT_XRC_SEND), 0);
+	/* XRC's sending half: RC's, but windows */
+	CHECK_EQ(pib_send_ops_supported(IBV_QPT_XRC_SEND),
+		 pib_send_ops_supported(IBV_QPT_RC) & ~IBV_QP_EX_WITH_BIND_MW);
+	CHECK(!pib_wr_opcode_allowed(IBV_QPT_XRC_SEND, IBV_WR_BIND_MW));
+	CHECK(pib_wr_opcode_allowed(IBV_QPT_XRC_SEND, IBV_WR_RDMA_READ));
+	CHECK_EQ(pib_send_ops_supported(IBV_QPT_XRC_RECV), 0);
 }
 
 static void test_limits(void)
 {
-	struct pib_sq sq = { .ring = { .stride = SQ_STRIDE } };
+	struct pib_sq sq = { .ring = { .stride = 128 } };
 	struct pib_rq rq = { .ring = { .stride = RQ_STRIDE } };
 
-	CHECK_EQ(sizeof(struct pib_send_wqe), 64);
+	CHECK_EQ(sizeof(struct pib_send_wqe), 72);
 	/* The kernel may grant less than the stride holds, never more. */
 	pib_sq_set_limits(&sq, 2, 16);
 	CHECK_EQ(sq.max_sge, 2);
 	CHECK_EQ(sq.max_inline, 16);
 	pib_sq_set_limits(&sq, 100, 1000);
-	CHECK_EQ(sq.max_sge, 4);
-	CHECK_EQ(sq.max_inline, 64);
+	CHECK_EQ(sq.max_sge, (128 - 72) / 16);
+	CHECK_EQ(sq.max_inline, 128 - 72);
 	pib_rq_set_limits(&rq, 100);
 	CHECK_EQ(rq.max_sge, (RQ_STRIDE - sizeof(struct pib_recv_wqe)) /
 			     sizeof(struct pib_sge));
@@ -634,6 +639,45 @@ static void test_batch(void)
 	CHECK_EQ(wqe->opcode, PIB_WR_RDMA_READ);
 	CHECK_EQ(wqe->send_flags, 0);
 	free(sq.ring.buf);
+}
+
+/*
+ * XRC INI QPs: each WQE names the remote XRC SRQ (24 bits), from
+ * ibv_send_wr or ibv_wr_set_xrc_srqn(); no other QP type takes one.
+ */
+static void test_xrc_srqn(void)
+{
+	struct pib_sq sq = sq_new(IBV_QPT_XRC_SEND, 4);
+	struct pib_sq rc = sq_new(IBV_QPT_RC, 4);
+	struct ibv_send_wr send = { .wr_id = 1, .opcode = IBV_WR_SEND };
+	struct ibv_send_wr *bad = NULL;
+	uint32_t posted = 0;
+
+	send.qp_type.xrc.remote_srqn = 0xabcdef;
+	CHECK_EQ(pib_sq_post(&sq, &send, &bad, &posted), 0);
+	CHECK_EQ(sq_wqe(&sq, 0)->xrc_srqn, 0xabcdef);
+	send.qp_type.xrc.remote_srqn = 0x1000000;
+	CHECK_EQ(pib_sq_post(&sq, &send, &bad, &posted), EINVAL);
+	CHECK(bad == &send);
+	pib_sq_batch_start(&sq, 0);
+	CHECK(pib_sq_batch_add(&sq, &send) != NULL);
+	pib_sq_batch_set_xrc_srqn(&sq, 0x42);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), 0);
+	CHECK_EQ(sq_wqe(&sq, 1)->xrc_srqn, 0x42);
+	pib_sq_batch_start(&sq, 0);
+	CHECK(pib_sq_batch_add(&sq, &send) != NULL);
+	pib_sq_batch_set_xrc_srqn(&sq, 0x1000000);
+	CHECK_EQ(pib_sq_batch_commit(&sq, &posted), EINVAL);
+	pib_sq_batch_start(&rc, 0);
+	CHECK(pib_sq_batch_add(&rc, &send) != NULL);
+	pib_sq_batch_set_xrc_srqn(&rc, 0x42);
+	CHECK_EQ(pib_sq_batch_commit(&rc, &posted), EINVAL);
+	/* An RC QP's WQE never carries one, whatever the union holds. */
+	CHECK_EQ(pib_sq_post(&rc, &send, &bad, &posted), 0);
+	CHECK_EQ(sq_wqe(&rc, 0)->xrc_srqn, 0);
+	CHECK_EQ(pib_ring_hdr(&sq.ring)->producer, 2);
+	free(sq.ring.buf);
+	free(rc.ring.buf);
 }
 
 /* A batch of one FLUSH with @len, @type and @level fails with EINVAL. */
@@ -1105,6 +1149,7 @@ int main(void)
 	test_send_ud();
 	test_batch();
 	test_batch_iba15();
+	test_xrc_srqn();
 	test_batch_bad();
 	test_recv();
 	test_cqe_to_wc();

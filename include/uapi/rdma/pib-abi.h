@@ -32,7 +32,7 @@
  * refuses a device whose /sys/class/infiniband_verbs/uverbsN/abi_version
  * differs.
  */
-#define PIB_UVERBS_ABI_VERSION	1
+#define PIB_UVERBS_ABI_VERSION	2
 
 /* Content of /sys/class/infiniband/<dev>/hca_type for every pib device. */
 #define PIB_ABI_HCA_TYPE	"pib"
@@ -163,6 +163,9 @@ enum pib_wr_opcode {
  * @send_flags: PIB_SEND_*
  * @num_sge: entries of @sge, or with PIB_SEND_INLINE bytes of @inline_data
  * @ex: immediate data (network order), or the rkey to invalidate
+ * @xrc_srqn: XRC INI QPs: the XRC SRQ of the remote domain the request is
+ *	for (ibv_wr_set_xrc_srqn(), wr.qp_type.xrc.remote_srqn)
+ * @reserved: 0
  * @wr: the opcode's fields
  * @wr.rdma: RDMA WRITE and READ: remote address and key
  * @wr.atomic: atomics: remote address (8-byte aligned), key and operands
@@ -204,6 +207,8 @@ struct pib_send_wqe {
 	__u32 send_flags;
 	__u32 num_sge;
 	__u32 ex;
+	__u32 xrc_srqn;
+	__u32 reserved;
 	union {
 		struct {
 			__aligned_u64 remote_addr;
@@ -344,7 +349,8 @@ struct pib_create_qp_resp {
 /**
  * struct pib_create_srq_resp - create_srq's answer
  * @rq: the SRQ's ring of struct pib_recv_wqe
- * @srq_num: 0 (pib has no XRC, whose SRQs have numbers)
+ * @srq_num: an XRC SRQ's number, which XRC requests name (the RDMA
+ *	core's answer has it too); 0 for other SRQs
  * @reserved: 0
  */
 struct pib_create_srq_resp {

@@ -905,6 +905,8 @@ enum ib_qp_type {
 	IB_QPT_RC = IB_UVERBS_QPT_RC,
 	IB_QPT_UC = IB_UVERBS_QPT_UC,
 	IB_QPT_UD = IB_UVERBS_QPT_UD,
+	IB_QPT_XRC_INI = 9,
+	IB_QPT_XRC_TGT,
 };
 
 enum ib_qp_state {
@@ -965,7 +967,7 @@ enum ib_qp_attr_mask {
 	IB_QP_DEST_QPN = 1 << 20,
 };
 
-enum ib_srq_type { IB_SRQT_BASIC };
+enum ib_srq_type { IB_SRQT_BASIC, IB_SRQT_XRC };
 enum ib_srq_attr_mask { IB_SRQ_MAX_WR = 1, IB_SRQ_LIMIT = 2 };
 enum ib_mr_type { IB_MR_TYPE_MEM_REG };
 
@@ -1071,11 +1073,25 @@ struct ib_cq {
 	struct rdma_restrack_entry res;
 };
 
+struct ib_xrcd {
+	struct ib_device *device;
+};
+
 struct ib_srq {
 	struct ib_device *device;
 	struct ib_pd *pd;
 	void (*event_handler)(struct ib_event *ev, void *ctx);
 	void *srq_context;
+	enum ib_srq_type srq_type;
+	struct {
+		struct ib_cq *cq;
+		union {
+			struct {
+				struct ib_xrcd *xrcd;
+				u32 srq_num;
+			} xrc;
+		};
+	} ext;
 	struct rdma_restrack_entry res;
 };
 
@@ -1241,6 +1257,7 @@ struct ib_qp_init_attr {
 	void *qp_context;
 	struct ib_cq *send_cq, *recv_cq;
 	struct ib_srq *srq;
+	struct ib_xrcd *xrcd;
 	struct ib_qp_cap cap;
 	enum ib_sig_type sq_sig_type;
 	enum ib_qp_type qp_type;
