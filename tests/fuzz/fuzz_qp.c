@@ -8,6 +8,8 @@
  *   1 RC on an SRQ             5 RC of a "user": a hostile provider
  *   2 UC                         writes its rings (its own CQ)
  *   3 UD (on group 0xc001)     6 SMI (QP0)
+ *   7 XRC TGT, in an XRC domain with one XRC SRQ; another domain has
+ *     another, whose WQEs nothing may take
  *
  * plus a user MR of three pages at FUZZ_MR_VA. The peer is LID 2.
  *
@@ -26,8 +28,9 @@
 #include "fuzz.h"
 #include "fuzz_qp.h"
 
-#define FQ_NQP			7
+#define FQ_NQP			8
 #define FQ_USER			5	/* the user's RC QP */
+#define FQ_TGT			7	/* the XRC TGT QP */
 #define FQ_PEER_LID		2
 #define FQ_PEER_QPN		0x40	/* + QP index */
 #define FQ_MCAST_LID		0xc001
@@ -47,6 +50,9 @@
  * @cq: the kernel QPs' CQ
  * @ucq: the user QP's CQ
  * @srq: the SRQ of QP 1
+ * @xrcd: the XRC TGT QP's domain, and another
+ * @xsrq: an XRC SRQ in each (as a process made them: pib makes them for
+ *	processes only)
  * @mr: the user MR
  * @pd2: another PD, that rereg_mr may move the MR to
  * @ah: the AH of UD sends (to the peer)
@@ -64,6 +70,8 @@ struct fq {
 	struct pib_cq *cq;
 	struct pib_cq *ucq;
 	struct pib_srq *srq;
+	struct ib_xrcd xrcd[2];
+	struct pib_srq *xsrq[2];
 	struct ib_mr *mr;
 	struct pib_pd pd2;
 	struct pib_mw *mw[2];
@@ -81,7 +89,7 @@ static struct fq *fq_current;
 
 static const enum ib_qp_type fq_types[FQ_NQP] = {
 	IB_QPT_RC, IB_QPT_RC, IB_QPT_UC, IB_QPT_UD, IB_QPT_GSI, IB_QPT_RC,
-	IB_QPT_SMI,
+	IB_QPT_SMI, IB_QPT_XRC_TGT,
 };
 
 /* Starting PSNs: ordinary ones, and ones at the edge of the 24-bit space. */
@@ -118,6 +126,34 @@ static struct pib_cq *fq_cq_new(struct fq *f)
 	return cq;
 }
 
+/*
+ * An XRC SRQ of domain @i on the kernel QPs' CQ, as pib_create_srq() makes
+ * one for a process: a numbered SRQ that XRCETHs can name.
+ */
+static struct pib_srq *fq_xrc_srq_new(struct fq *f, unsigned int i)
+{
+	struct ib_srq_init_attr sattr = {
+		.event_handler = fq_event_handler,
+		.attr = { .max_wr = FQ_RQ_DEPTH, .max_sge = 2 },
+	};
+	struct pib_srq *srq = calloc(1, sizeof(*srq));
+	u32 num;
+
+	f->xrcd[i].device = &f->dev->ibdev;
+	srq->ibsrq.device = &f->dev->ibdev;
+	srq->ibsrq.pd = &f->pd.ibpd;
+	srq->ibsrq.event_handler = fq_event_handler;
+	FUZZ_CHECK(!pib_create_srq(&srq->ibsrq, &sattr, NULL));
+	FUZZ_CHECK(xa_alloc_cyclic(&f->dev->xrc_srqs, &num, srq,
+				   XA_LIMIT(1, PIB_MAX_QPN),
+				   &f->dev->next_srqn, GFP_KERNEL) >= 0);
+	srq->ibsrq.srq_type = IB_SRQT_XRC;
+	srq->ibsrq.ext.cq = &f->cq->ibcq;
+	srq->ibsrq.ext.xrc.xrcd = &f->xrcd[i];
+	srq->ibsrq.ext.xrc.srq_num = num;
+	return srq;
+}
+
 static void fq_setup_objects(struct fq *f)
 {
 	unsigned int i;
@@ -136,6 +172,8 @@ static void fq_setup_objects(struct fq *f)
 	f->srq->ibsrq.pd = &f->pd.ibpd;
 	f->srq->ibsrq.event_handler = fq_event_handler;
 	FUZZ_CHECK(!pib_create_srq(&f->srq->ibsrq, &sattr, NULL));
+	for (i = 0; i < 2; i++)
+		f->xsrq[i] = fq_xrc_srq_new(f, i);
 	f->mr = pib_reg_user_mr(&f->pd.ibpd, FUZZ_MR_VA, FUZZ_MR_LEN, FUZZ_MR_VA,
 				IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 				IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
@@ -162,7 +200,8 @@ static void fq_setup_objects(struct fq *f)
 static void fq_qp_connect(struct fq *f, struct pib_qp *qp, unsigned int i,
 			  const u8 *cfg)
 {
-	bool conn = fq_types[i] == IB_QPT_RC || fq_types[i] == IB_QPT_UC;
+	bool conn = fq_types[i] == IB_QPT_RC || fq_types[i] == IB_QPT_UC ||
+		    fq_types[i] == IB_QPT_XRC_TGT;
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_INIT, .port_num = PIB_PORT_NUM,
 		.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
@@ -195,20 +234,23 @@ static void fq_qp_connect(struct fq *f, struct pib_qp *qp, unsigned int i,
 	a.rnr_retry = (cfg[2] >> 3) & 7;
 	a.max_rd_atomic = cfg[5] & 15;
 	mask = IB_QP_STATE | IB_QP_SQ_PSN;
-	if (fq_types[i] == IB_QPT_RC)
+	if (pib_qp_rc(qp))
 		mask |= IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
 			IB_QP_MAX_QP_RD_ATOMIC;
 	FUZZ_CHECK(!pib_modify_qp(&qp->ibqp, &a, mask, NULL));
 }
 
+/* (An XRC TGT QP has no PD, no CQ and no SRQ: its requests name SRQs.) */
 static struct pib_qp *fq_qp_new(struct fq *f, unsigned int i, const u8 *cfg)
 {
 	struct pib_qp *qp = calloc(1, sizeof(*qp));
+	bool tgt = i == FQ_TGT;
 	struct ib_qp_init_attr init = {
 		.event_handler = fq_event_handler,
-		.send_cq = i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
-		.recv_cq = i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
+		.send_cq = tgt ? NULL : i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
+		.recv_cq = tgt ? NULL : i == FQ_USER ? &f->ucq->ibcq : &f->cq->ibcq,
 		.srq = i == 1 ? &f->srq->ibsrq : NULL,
+		.xrcd = tgt ? &f->xrcd[0] : NULL,
 		.cap = { .max_send_wr = FQ_SQ_DEPTH, .max_recv_wr = FQ_RQ_DEPTH,
 			 .max_send_sge = 2, .max_recv_sge = 2,
 			 .max_inline_data = 64 },
@@ -218,7 +260,7 @@ static struct pib_qp *fq_qp_new(struct fq *f, unsigned int i, const u8 *cfg)
 
 	/* What the RDMA core fills in before it calls create_qp. */
 	qp->ibqp.device = &f->dev->ibdev;
-	qp->ibqp.pd = &f->pd.ibpd;
+	qp->ibqp.pd = tgt ? NULL : &f->pd.ibpd;
 	qp->ibqp.send_cq = init.send_cq;
 	qp->ibqp.recv_cq = init.recv_cq;
 	qp->ibqp.srq = init.srq;
@@ -242,18 +284,38 @@ static struct ib_sge fq_sge(struct fq *f, u32 off, u32 len)
 	};
 }
 
-static void fq_post_recv(struct fq *f, struct pib_qp *qp, u32 len)
+/* A receive WR of @len bytes (and 512 more) into the MR. */
+static struct ib_recv_wr fq_recv_wr(struct fq *f, struct ib_sge *sge, u32 len)
 {
-	struct ib_sge sge[2] = { fq_sge(f, len * 7, 512), fq_sge(f, 0, len) };
-	struct ib_recv_wr wr = {
+	sge[0] = fq_sge(f, len * 7, 512);
+	sge[1] = fq_sge(f, 0, len);
+	return (struct ib_recv_wr){
 		.wr_id = f->wr_id++, .sg_list = sge, .num_sge = 2,
 	};
+}
+
+static void fq_post_srq(struct fq *f, struct pib_srq *srq, u32 len)
+{
+	struct ib_sge sge[2];
+	struct ib_recv_wr wr = fq_recv_wr(f, sge, len);
 	const struct ib_recv_wr *bad;
 
-	if (qp->srq)
-		pib_post_srq_recv(qp->ibqp.srq, &wr, &bad);
-	else
-		pib_post_recv(&qp->ibqp, &wr, &bad);
+	pib_post_srq_recv(&srq->ibsrq, &wr, &bad);
+}
+
+/* (The XRC TGT QP's receives: on the XRC SRQ of its domain.) */
+static void fq_post_recv(struct fq *f, struct pib_qp *qp, u32 len)
+{
+	struct ib_sge sge[2];
+	struct ib_recv_wr wr;
+	const struct ib_recv_wr *bad;
+
+	if (qp->srq || qp->ibqp.qp_type == IB_QPT_XRC_TGT) {
+		fq_post_srq(f, qp->srq ?: f->xsrq[0], len);
+		return;
+	}
+	wr = fq_recv_wr(f, sge, len);
+	pib_post_recv(&qp->ibqp, &wr, &bad);
 }
 
 /* Post one send WR of a kind (0..9) with @len bytes from the MR. */
@@ -427,20 +489,26 @@ static void fq_receive(struct fq *f, const u8 *buf, u32 len)
 
 static bool fq_is_response(u8 op)
 {
+	op = pib_opcode_rc(op);
 	return op >= IB_OPCODE_RC_RDMA_READ_RESPONSE_FIRST &&
 	       op <= IB_OPCODE_RC_ATOMIC_ACKNOWLEDGE;
 }
 
 /*
- * With "aim", a RETH or AtomicETH names the MR: its key, and an address
- * from the MR's start (a little past its end too) by the input's address.
- * @ext holds @n bytes after the BTH.
+ * With "aim", an XRCETH names an XRC SRQ (of the TGT QP's domain, now and
+ * then of the other), and a RETH or AtomicETH names the MR: its key, and
+ * an address from the MR's start (a little past its end too) by the
+ * input's address. @ext holds @n bytes after the BTH.
  */
 static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
 {
 	unsigned int rules = pib_opcodes[op].ext;
 	bool reth = rules & PIB_EXT_RETH;
 	u32 off = pib_ext_off(rules, reth ? PIB_EXT_RETH : PIB_EXT_ATOMICETH);
+
+	if (rules & PIB_EXT_XRCETH && n >= PIB_XRCETH_LEN)
+		pib_xrceth_set((struct pib_xrceth *)ext,
+			       f->xsrq[(n & 0x18) == 0x18]->ibsrq.ext.xrc.srq_num);
 
 	if (!(rules & (PIB_EXT_RETH | PIB_EXT_ATOMICETH)) ||
 	    n < off + (reth ? PIB_RETH_LEN : PIB_ATOMICETH_LEN))
@@ -786,6 +854,10 @@ static void fq_check(struct fq *f)
 	FUZZ_CHECK(f->cq->ring.prod - f->cq->ring.cons <= f->cq->ring.num);
 	FUZZ_CHECK(f->srq->ring.prod - f->srq->ring.cons <= f->srq->ring.num);
 	FUZZ_CHECK(f->srq->limit <= f->srq->ring.num);
+	/* Nothing takes the WQEs of an XRC SRQ of another domain. */
+	FUZZ_CHECK(f->xsrq[0]->ring.prod - f->xsrq[0]->ring.cons <=
+		   f->xsrq[0]->ring.num);
+	FUZZ_CHECK(f->xsrq[1]->ring.cons == 0 && f->xsrq[1]->ring.prod == 2);
 	/* The MR counts the windows bound to it, and only those. */
 	FUZZ_CHECK(atomic_read(&to_pib_mr(f->mr)->bound_mws) ==
 		   (f->mw[0]->mr->parent != NULL) + (f->mw[1]->mr->parent != NULL));
@@ -829,6 +901,8 @@ static void fq_setup(struct fq *f, const u8 *cfg)
 	for (i = 0; i < FQ_NQP; i++)
 		for (k = 0; k < 4 && i != FQ_USER; k++)
 			fq_post_recv(f, f->qp[i], 1000 + 1500 * k);
+	for (k = 0; k < 2; k++)
+		fq_post_srq(f, f->xsrq[1], 500);
 	/*
 	 * A requester has work out: one of each kind on RC (but LOCAL_INV,
 	 * which fails on a user MR and takes the QP to ERR), some on UC, UD.
@@ -854,6 +928,10 @@ static void fq_teardown(struct fq *f)
 		free(f->qp[i]);
 	}
 	FUZZ_CHECK(!pib_destroy_srq(&f->srq->ibsrq, NULL));
+	for (i = 0; i < 2; i++) {
+		FUZZ_CHECK(!pib_destroy_srq(&f->xsrq[i]->ibsrq, NULL));
+		free(f->xsrq[i]);
+	}
 	FUZZ_CHECK(!pib_destroy_cq(&f->cq->ibcq, NULL));
 	FUZZ_CHECK(!pib_destroy_cq(&f->ucq->ibcq, NULL));
 	/* (an MR with a window bound to it cannot go) */

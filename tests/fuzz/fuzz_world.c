@@ -258,6 +258,8 @@ static struct pib_dev *fuzz_dev_new(unsigned int index)
 	port->active_mtu = IB_MTU_1024;
 	xa_init_flags(&dev->mrs, XA_FLAGS_ALLOC);
 	xa_init_flags(&dev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&dev->xrc_srqs, XA_FLAGS_ALLOC);
+	dev->next_srqn = 1;
 	dev->next_qpn = PIB_NUM_SPECIAL_QPS;
 	spin_lock_init(&dev->mcast_lock);
 	INIT_LIST_HEAD(&dev->mcast);
@@ -409,7 +411,8 @@ void fuzz_world_fini(void)
 		cancel_work_sync(&dev->tx_work);
 		__skb_queue_purge(&dev->ackq);
 		__skb_queue_purge(&dev->txq);
-		FUZZ_CHECK(xa_empty(&dev->qps) && xa_empty(&dev->mrs));
+		FUZZ_CHECK(xa_empty(&dev->qps) && xa_empty(&dev->mrs) &&
+			   xa_empty(&dev->xrc_srqs));
 		free(dev);
 	}
 	if (sw) {

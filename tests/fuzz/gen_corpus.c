@@ -477,6 +477,34 @@ static unsigned int atomic_eth(__u8 *b)
 	return PIB_ATOMICETH_LEN;
 }
 
+/*
+ * QP 7, XRC TGT: aimed XRCETHs name its domain's SRQ (a length with bits
+ * 3 and 4 set: the other domain's); SENDs of one and several packets, a
+ * WRITE, a READ and an atomic, then a SEND to the other domain's SRQ.
+ */
+static void gen_resp_xrc(__u8 *b)
+{
+	const __u8 aim = 0x40, ack = 1, xrc = 0xa0;
+	struct seed s;
+	unsigned int n;
+
+	s.n = 0;
+	qp_cfg(&s, 0, 0);
+	memset(b, 0x5a, 4 + 256);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_SEND_ONLY, aim | ack, 0, b, 4 + 100);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_SEND_FIRST, aim, 0, b, 4 + 256);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_SEND_LAST_WITH_IMMEDIATE, aim | ack, 0,
+	       b, 4 + 4 + 36);
+	n = 4 + reth_pay(b + 4, 0, 300, 300);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_RDMA_WRITE_ONLY, aim | ack, 0, b, n);
+	n = 4 + reth_pay(b + 4, 100, 2000, 0);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_RDMA_READ_REQUEST, aim | ack, 0, b, n);
+	n = 4 + atomic_eth(b + 4);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_FETCH_ADD, aim | ack, 0, b, n);
+	qp_pkt(&s, 7, xrc | IB_OPCODE_RC_SEND_ONLY, aim | ack, 0, b, 4 + 20);
+	save("fuzz_resp", "xrc", &s);
+}
+
 static void gen_resp(void)
 {
 	static __u8 b[PIB_MAX_PAYLOAD + 64];
@@ -554,6 +582,7 @@ static void gen_resp(void)
 	put8(&s, 4 << 5);			/* RESET and up again */
 	qp_pkt(&s, 0, IB_OPCODE_RC_SEND_ONLY, ack, 0, b, 100);
 	save("fuzz_resp", "modify", &s);
+	gen_resp_xrc(b);
 }
 
 /* A user's send WQE into its SQ (event 7, its SGE aimed at the MR). */
