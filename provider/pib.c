@@ -46,36 +46,6 @@ int pib_query_port(struct ibv_context *ctx, uint8_t port,
 	return ibv_cmd_query_port(ctx, port, attr, &cmd, sizeof(cmd));
 }
 
-static struct ibv_pd *pib_alloc_pd(struct ibv_context *ctx)
-{
-	struct ib_uverbs_alloc_pd_resp resp;
-	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
-	int ret;
-
-	pd = calloc(1, sizeof(*pd));
-	if (!pd) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	ret = ibv_cmd_alloc_pd(ctx, pd, &cmd, sizeof(cmd), &resp, sizeof(resp));
-	if (ret) {
-		free(pd);
-		errno = ret;
-		return NULL;
-	}
-	return pd;
-}
-
-static int pib_dealloc_pd(struct ibv_pd *pd)
-{
-	int ret = ibv_cmd_dealloc_pd(pd);
-
-	if (!ret)
-		free(pd);
-	return ret;
-}
-
 /*
  * An XRC domain, shared by the processes that open it through the same
  * file (the kernel keeps which): nothing of it lives here.
@@ -126,7 +96,9 @@ static void pib_free_context(struct ibv_context *ibctx)
  */
 static const struct verbs_context_ops pib_ctx_ops = {
 	.alloc_mw = pib_alloc_mw,
+	.alloc_parent_domain = pib_alloc_parent_domain,
 	.alloc_pd = pib_alloc_pd,
+	.alloc_td = pib_alloc_td,
 	.attach_mcast = pib_attach_mcast,
 	.bind_mw = pib_bind_mw,
 	.close_xrcd = pib_close_xrcd,
@@ -139,6 +111,7 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.create_srq_ex = pib_create_srq_ex,
 	.dealloc_mw = pib_dealloc_mw,
 	.dealloc_pd = pib_dealloc_pd,
+	.dealloc_td = pib_dealloc_td,
 	.dereg_mr = pib_dereg_mr,
 	.destroy_ah = pib_destroy_ah,
 	.destroy_cq = pib_destroy_cq,

@@ -35,15 +35,76 @@ struct pib_context {
 };
 
 /**
+ * struct pib_lock - a queue's spinlock, which a thread domain makes needless
+ * @lock: the lock
+ * @need: false for a queue of a parent domain with a thread domain, whose
+ *	application promised to use it from one thread at a time
+ */
+struct pib_lock {
+	pthread_spinlock_t lock;
+	bool need;
+};
+
+static inline int pib_lock_init(struct pib_lock *l)
+{
+	l->need = true;
+	return pthread_spin_init(&l->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+static inline void pib_lock_destroy(struct pib_lock *l)
+{
+	pthread_spin_destroy(&l->lock);
+}
+
+static inline void pib_lock(struct pib_lock *l)
+{
+	if (l->need)
+		pthread_spin_lock(&l->lock);
+}
+
+static inline void pib_unlock(struct pib_lock *l)
+{
+	if (l->need)
+		pthread_spin_unlock(&l->lock);
+}
+
+/**
+ * struct pib_td - a thread domain
+ * @ibv_td: libibverbs' part
+ * @refs: parent domains on it
+ */
+struct pib_td {
+	struct ibv_td ibv_td;
+	int refs;
+};
+
+/**
+ * struct pib_pd - a protection domain, or a parent domain
+ * @ibv_pd: libibverbs' part; a parent domain's has its PD's handle
+ * @parent_of: a parent domain's PD; NULL for a PD
+ * @td: a parent domain's thread domain, if any
+ * @refs: a PD's parent domains
+ */
+struct pib_pd {
+	struct ibv_pd ibv_pd;
+	struct pib_pd *parent_of;
+	struct pib_td *td;
+	int refs;
+};
+
+/**
  * struct pib_cq - a completion queue
  * @vcq: libibverbs' part (struct ibv_cq and struct ibv_cq_ex)
  * @lock: protects @ring and @cursor
+ * @need_lock: false for a CQ of a parent domain with a thread domain, or
+ *	one created IBV_CREATE_CQ_ATTR_SINGLE_THREADED: one thread at a time
  * @ring: the ring of struct pib_cqe; unmapped only after a failed resize
  * @cursor: the ibv_start_poll() batch
  */
 struct pib_cq {
 	struct verbs_cq vcq;
 	pthread_mutex_t lock;
+	bool need_lock;
 	struct pib_ring ring;
 	struct pib_cq_cursor cursor;
 };
@@ -51,7 +112,7 @@ struct pib_cq {
 /**
  * struct pib_qp - a queue pair
  * @vqp: libibverbs' part (struct ibv_qp and struct ibv_qp_ex)
- * @sq_lock: protects @sq
+ * @sq_lock: protects @sq (none needed on a parent domain's thread domain)
  * @sq: the send queue
  * @rq_lock: protects @rq
  * @rq: the receive queue; not mapped if the QP has an SRQ or is XRC's
@@ -59,9 +120,9 @@ struct pib_cq {
  */
 struct pib_qp {
 	struct verbs_qp vqp;
-	pthread_spinlock_t sq_lock;
+	struct pib_lock sq_lock;
 	struct pib_sq sq;
-	pthread_spinlock_t rq_lock;
+	struct pib_lock rq_lock;
 	struct pib_rq rq;
 	int state;
 };
@@ -74,7 +135,7 @@ struct pib_qp {
  */
 struct pib_srq {
 	struct verbs_srq vsrq;
-	pthread_spinlock_t lock;
+	struct pib_lock lock;
 	struct pib_rq rq;
 };
 
@@ -113,9 +174,41 @@ static inline struct pib_srq *to_pib_srq(struct ibv_srq *ibsrq)
 	return container_of(ibsrq, struct pib_srq, vsrq.srq);
 }
 
+static inline struct pib_pd *to_pib_pd(struct ibv_pd *ibpd)
+{
+	return container_of(ibpd, struct pib_pd, ibv_pd);
+}
+
+static inline struct pib_td *to_pib_td(struct ibv_td *ibtd)
+{
+	return container_of(ibtd, struct pib_td, ibv_td);
+}
+
+static inline void pib_cq_lock(struct pib_cq *cq)
+{
+	if (cq->need_lock)
+		pthread_mutex_lock(&cq->lock);
+}
+
+static inline void pib_cq_unlock(struct pib_cq *cq)
+{
+	if (cq->need_lock)
+		pthread_mutex_unlock(&cq->lock);
+}
+
 /* pib.c */
 int pib_query_port(struct ibv_context *ctx, uint8_t port,
 		   struct ibv_port_attr *attr);
+
+/* pib_pd.c */
+struct ibv_pd *pib_alloc_pd(struct ibv_context *ctx);
+int pib_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_pd *pib_alloc_parent_domain(struct ibv_context *ctx,
+				       struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *pib_alloc_td(struct ibv_context *ctx,
+			    struct ibv_td_init_attr *attr);
+int pib_dealloc_td(struct ibv_td *ibtd);
+bool pib_pd_single_threaded(struct ibv_pd *ibpd);
 
 /* pib_mr.c */
 struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

@@ -58,10 +58,10 @@ static int pib_start_poll(struct ibv_cq_ex *ibcq, struct ibv_poll_cq_attr *attr)
 
 	if (attr->comp_mask)
 		return EINVAL;
-	pthread_mutex_lock(&cq->lock);
+	pib_cq_lock(cq);
 	ret = cq->ring.buf ? pib_cq_ring_start(&cq->ring, &cq->cursor) : EIO;
 	if (ret) {
-		pthread_mutex_unlock(&cq->lock);
+		pib_cq_unlock(cq);
 		return ret;
 	}
 	pib_cq_load_current(cq);
@@ -83,7 +83,7 @@ static void pib_end_poll(struct ibv_cq_ex *ibcq)
 	struct pib_cq *cq = to_pib_cq_ex(ibcq);
 
 	pib_cq_ring_end(&cq->ring, &cq->cursor);
-	pthread_mutex_unlock(&cq->lock);
+	pib_cq_unlock(cq);
 }
 
 static const struct pib_cqe *pib_cur(struct ibv_cq_ex *ibcq)
@@ -201,6 +201,7 @@ static int pib_cq_setup(struct pib_cq *cq, struct ibv_context *ctx,
 		if (ret)
 			pib_ring_unmap(&cq->ring);
 	}
+	cq->need_lock = true;
 	if (ret) {
 		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		return ret;
@@ -234,11 +235,21 @@ struct ibv_cq *pib_create_cq(struct ibv_context *ctx, int cqe,
 	return &cq->vcq.cq;
 }
 
-/* Refuse what pib's CQEs cannot provide, rather than report zeros. */
-static int pib_cq_attr_check(const struct ibv_cq_init_attr_ex *attr)
+/*
+ * Refuse what pib's CQEs cannot provide, rather than report zeros. A
+ * parent domain must be one (not a plain PD) of this context.
+ */
+static int pib_cq_attr_check(struct ibv_context *ctx,
+			     const struct ibv_cq_init_attr_ex *attr)
 {
-	if (attr->wc_flags & ~(uint64_t)PIB_CQ_WC_FLAGS)
+	if (attr->wc_flags & ~(uint64_t)PIB_CQ_WC_FLAGS ||
+	    attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					  IBV_CQ_INIT_ATTR_MASK_PD))
 		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD &&
+	    (!attr->parent_domain || attr->parent_domain->context != ctx ||
+	     !to_pib_pd(attr->parent_domain)->parent_of))
+		return EINVAL;
 	/* Overrun is an error the kernel reports: it cannot be ignored. */
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	    (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED))
@@ -252,7 +263,7 @@ struct ibv_cq_ex *pib_create_cq_ex(struct ibv_context *ctx,
 	struct pib_ucreate_cq_ex_resp resp = {};
 	struct ibv_create_cq_ex cmd = {};
 	struct pib_cq *cq;
-	int ret = pib_cq_attr_check(attr);
+	int ret = pib_cq_attr_check(ctx, attr);
 
 	if (ret) {
 		errno = ret;
@@ -272,6 +283,11 @@ struct ibv_cq_ex *pib_create_cq_ex(struct ibv_context *ctx,
 		errno = ret;
 		return NULL;
 	}
+	/* One thread at a time: a thread domain's, or as the flag says. */
+	cq->need_lock = !((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD &&
+			   pib_pd_single_threaded(attr->parent_domain)) ||
+			  (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
+			   attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED));
 	return &cq->vcq.cq_ex;
 }
 
@@ -281,9 +297,9 @@ int pib_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	struct pib_cq *cq = to_pib_cq(ibcq);
 	int n;
 
-	pthread_mutex_lock(&cq->lock);
+	pib_cq_lock(cq);
 	n = cq->ring.buf ? pib_cq_ring_poll(&cq->ring, ne, wc) : -1;
-	pthread_mutex_unlock(&cq->lock);
+	pib_cq_unlock(cq);
 	return n;
 }
 
@@ -307,7 +323,7 @@ int pib_resize_cq(struct ibv_cq *ibcq, int cqe)
 	struct ibv_resize_cq cmd = {};
 	int ret;
 
-	pthread_mutex_lock(&cq->lock);
+	pib_cq_lock(cq);
 	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
 				sizeof(resp));
 	if (!ret) {
@@ -316,7 +332,7 @@ int pib_resize_cq(struct ibv_cq *ibcq, int cqe)
 		pib_ring_unmap(&cq->ring);
 		cq->ring = ring;
 	}
-	pthread_mutex_unlock(&cq->lock);
+	pib_cq_unlock(cq);
 	return ret;
 }
 

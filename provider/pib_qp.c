@@ -55,14 +55,14 @@ static struct pib_qp *pib_qp_alloc(void)
 
 	if (!qp)
 		return NULL;
-	if (pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE))
+	if (pib_lock_init(&qp->sq_lock))
 		goto free;
-	if (pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE))
+	if (pib_lock_init(&qp->rq_lock))
 		goto sq_lock;
 	return qp;
 
 sq_lock:
-	pthread_spin_destroy(&qp->sq_lock);
+	pib_lock_destroy(&qp->sq_lock);
 free:
 	free(qp);
 	return NULL;
@@ -72,8 +72,8 @@ static void pib_qp_free(struct pib_qp *qp)
 {
 	pib_ring_unmap(&qp->sq.ring);
 	pib_ring_unmap(&qp->rq.ring);
-	pthread_spin_destroy(&qp->rq_lock);
-	pthread_spin_destroy(&qp->sq_lock);
+	pib_lock_destroy(&qp->rq_lock);
+	pib_lock_destroy(&qp->sq_lock);
 	free(qp);
 }
 
@@ -89,6 +89,9 @@ static int pib_qp_setup(struct pib_qp *qp, struct ibv_context *ctx,
 	struct ibv_qp *ibqp = &qp->vqp.qp;
 	int ret;
 
+	/* On a parent domain with a thread domain: one thread at a time. */
+	qp->sq_lock.need = !pib_pd_single_threaded(ibqp->pd);
+	qp->rq_lock.need = qp->sq_lock.need;
 	qp->state = IBV_QPS_RESET;
 	qp->sq.ctx = ctx;
 	qp->sq.qp_type = ibqp->qp_type;
@@ -201,9 +204,9 @@ static void pib_cq_clean(struct ibv_cq *ibcq, uint32_t qp_num)
 	if (!ibcq)
 		return;
 	cq = to_pib_cq(ibcq);
-	pthread_mutex_lock(&cq->lock);
+	pib_cq_lock(cq);
 	pib_cq_ring_clean(&cq->ring, qp_num);
-	pthread_mutex_unlock(&cq->lock);
+	pib_cq_unlock(cq);
 }
 
 /*
@@ -222,15 +225,15 @@ static void pib_qp_discard(struct pib_qp *qp)
 	if (ibqp->recv_cq != ibqp->send_cq)
 		pib_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	if (qp->sq.ring.buf) {
-		pthread_spin_lock(&qp->sq_lock);
+		pib_lock(&qp->sq_lock);
 		pib_ring_discard(&qp->sq.ring);
-		pthread_spin_unlock(&qp->sq_lock);
+		pib_unlock(&qp->sq_lock);
 	}
 	if (!qp->rq.ring.buf)
 		return;
-	pthread_spin_lock(&qp->rq_lock);
+	pib_lock(&qp->rq_lock);
 	pib_ring_discard(&qp->rq.ring);
-	pthread_spin_unlock(&qp->rq_lock);
+	pib_unlock(&qp->rq_lock);
 }
 
 int pib_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask)
@@ -344,9 +347,9 @@ int pib_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return ret;
 	}
-	pthread_spin_lock(&qp->sq_lock);
+	pib_lock(&qp->sq_lock);
 	ret = pib_sq_post(&qp->sq, wr, bad_wr, &posted);
-	pthread_spin_unlock(&qp->sq_lock);
+	pib_unlock(&qp->sq_lock);
 	if (!posted)
 		return ret;
 	db = pib_qp_doorbell(qp);
@@ -381,9 +384,9 @@ int pib_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
 
 	if (ret)
 		return ret;
-	pthread_spin_lock(&qp->sq_lock);
+	pib_lock(&qp->sq_lock);
 	ret = pib_sq_post_bind1(&qp->sq, &wr);
-	pthread_spin_unlock(&qp->sq_lock);
+	pib_unlock(&qp->sq_lock);
 	if (ret)
 		return ret;
 	mw->rkey = wr.bind_mw.rkey;
@@ -405,9 +408,9 @@ int pib_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&qp->rq_lock);
+	pib_lock(&qp->rq_lock);
 	ret = pib_rq_post(&qp->rq, wr, bad_wr);
-	pthread_spin_unlock(&qp->rq_lock);
+	pib_unlock(&qp->rq_lock);
 	if (state == IBV_QPS_ERR)
 		pib_qp_doorbell(qp);
 	return ret;

@@ -195,7 +195,7 @@ static void pib_wr_start(struct ibv_qp_ex *qpx)
 {
 	struct pib_qp *qp = to_pib_qp_ex(qpx);
 
-	pthread_spin_lock(&qp->sq_lock);
+	pib_lock(&qp->sq_lock);
 	pib_sq_batch_start(&qp->sq, pib_qp_send_err(qp));
 }
 
@@ -205,7 +205,7 @@ static int pib_wr_complete(struct ibv_qp_ex *qpx)
 	uint32_t posted;
 	int ret = pib_sq_batch_commit(&qp->sq, &posted);
 
-	pthread_spin_unlock(&qp->sq_lock);
+	pib_unlock(&qp->sq_lock);
 	if (posted)
 		ret = pib_qp_doorbell(qp);
 	return ret;
@@ -214,7 +214,7 @@ static int pib_wr_complete(struct ibv_qp_ex *qpx)
 /* The batch's WQEs lie past the producer index: dropping them is free. */
 static void pib_wr_abort(struct ibv_qp_ex *qpx)
 {
-	pthread_spin_unlock(&to_pib_qp_ex(qpx)->sq_lock);
+	pib_unlock(&to_pib_qp_ex(qpx)->sq_lock);
 }
 
 /**

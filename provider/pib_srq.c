@@ -24,7 +24,7 @@ static struct pib_srq *pib_srq_alloc(void)
 {
 	struct pib_srq *srq = calloc(1, sizeof(*srq));
 
-	if (!srq || pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE)) {
+	if (!srq || pib_lock_init(&srq->lock)) {
 		free(srq);
 		errno = ENOMEM;
 		return NULL;
@@ -33,11 +33,11 @@ static struct pib_srq *pib_srq_alloc(void)
 }
 
 /*
- * Map the ring of an SRQ the kernel created (or destroy it), with what the
- * kernel granted (the command wrote it back into @attr).
+ * Map the ring of an SRQ the kernel created on @pd (or destroy it), with
+ * what the kernel granted (the command wrote it back into @attr).
  */
 static struct ibv_srq *pib_srq_setup(struct pib_srq *srq, int ret,
-				     struct ibv_context *ctx,
+				     struct ibv_context *ctx, struct ibv_pd *pd,
 				     const struct pib_create_srq_resp *resp,
 				     const struct ibv_srq_attr *attr)
 {
@@ -48,11 +48,13 @@ static struct ibv_srq *pib_srq_setup(struct pib_srq *srq, int ret,
 			ibv_cmd_destroy_srq(&srq->vsrq.srq);
 	}
 	if (ret) {
-		pthread_spin_destroy(&srq->lock);
+		pib_lock_destroy(&srq->lock);
 		free(srq);
 		errno = ret;
 		return NULL;
 	}
+	/* On a parent domain with a thread domain: one thread at a time. */
+	srq->lock.need = !pib_pd_single_threaded(pd);
 	pib_rq_set_limits(&srq->rq, attr->max_sge);
 	return &srq->vsrq.srq;
 }
@@ -69,7 +71,7 @@ struct ibv_srq *pib_create_srq(struct ibv_pd *pd,
 		return NULL;
 	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd, sizeof(cmd),
 				 &resp.ibv_resp, sizeof(resp));
-	return pib_srq_setup(srq, ret, pd->context, &resp.drv, &attr->attr);
+	return pib_srq_setup(srq, ret, pd->context, pd, &resp.drv, &attr->attr);
 }
 
 /* What ibv_create_srq_ex may ask for: basic and XRC SRQs. */
@@ -95,7 +97,9 @@ struct ibv_srq *pib_create_srq_ex(struct ibv_context *ctx,
 		return NULL;
 	ret = ibv_cmd_create_srq_ex(ctx, &srq->vsrq, attr, &cmd, sizeof(cmd),
 				    &resp.ibv_resp, sizeof(resp));
-	return pib_srq_setup(srq, ret, ctx, &resp.drv, &attr->attr);
+	return pib_srq_setup(srq, ret, ctx,
+			     attr->comp_mask & IBV_SRQ_INIT_ATTR_PD ? attr->pd : NULL,
+			     &resp.drv, &attr->attr);
 }
 
 /* An XRC SRQ's number, which the command's answer gave. */
@@ -139,7 +143,7 @@ int pib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
 					  sizeof(cmd));
 	cmd.drv.ring_info = (uintptr_t)&info;
-	pthread_spin_lock(&srq->lock);
+	pib_lock(&srq->lock);
 	ret = ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd.ibv_cmd,
 				 sizeof(cmd));
 	if (!ret) {
@@ -148,7 +152,7 @@ int pib_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		pib_ring_unmap(&srq->rq.ring);
 		srq->rq.ring = ring;
 	}
-	pthread_spin_unlock(&srq->lock);
+	pib_unlock(&srq->lock);
 	return ret;
 }
 
@@ -167,7 +171,7 @@ int pib_destroy_srq(struct ibv_srq *ibsrq)
 	if (ret)
 		return ret;
 	pib_ring_unmap(&srq->rq.ring);
-	pthread_spin_destroy(&srq->lock);
+	pib_lock_destroy(&srq->lock);
 	free(srq);
 	return 0;
 }
@@ -178,13 +182,13 @@ int pib_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 	struct pib_srq *srq = to_pib_srq(ibsrq);
 	int ret;
 
-	pthread_spin_lock(&srq->lock);
+	pib_lock(&srq->lock);
 	if (srq->rq.ring.buf) {
 		ret = pib_rq_post(&srq->rq, wr, bad_wr);
 	} else {
 		*bad_wr = wr;
 		ret = ENOMEM;	/* it lost its ring in a resize */
 	}
-	pthread_spin_unlock(&srq->lock);
+	pib_unlock(&srq->lock);
 	return ret;
 }

@@ -91,6 +91,11 @@ for t in test_device.DeviceTest.test_query_device \
 	test_atomic.AtomicTest.test_xrc_atomic_cmp_and_swap \
 	test_cqex.CqExTestCase.test_xrc_traffic_cq_ex \
 	test_relaxed_ordering.RoTestCase.test_ro_xrc_traffic \
+	test_parent_domain.ParentDomainTrafficTest.test_without_allocators_rc_traffic \
+	test_parent_domain.ParentDomainTrafficTest.test_default_allocators_rc_traffic \
+	test_parent_domain.ParentDomainTrafficTest.test_mem_align_rc_traffic \
+	test_parent_domain.ParentDomainTrafficTest.test_mem_align_ud_traffic \
+	test_parent_domain.ParentDomainTrafficTest.test_mem_align_srq_excq_rc_traffic \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done

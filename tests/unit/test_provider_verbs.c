@@ -172,6 +172,7 @@ static void fake_create_qp(struct ibv_qp *qp, struct ibv_context *ctx,
 						  cap->max_recv_sge *
 						  sizeof(struct pib_sge)));
 	qp->context = ctx;
+	qp->pd = attr->pd;
 	qp->qp_type = attr->qp_type;
 	qp->srq = attr->srq;
 	qp->qp_num = FAKE_QPN;
@@ -184,7 +185,7 @@ int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
 		      size_t cmd_size, struct ib_uverbs_create_qp_resp *resp,
 		      size_t resp_size)
 {
-	struct ibv_qp_init_attr_ex ex = { .qp_type = attr->qp_type,
+	struct ibv_qp_init_attr_ex ex = { .qp_type = attr->qp_type, .pd = pd,
 					  .srq = attr->srq, .cap = attr->cap };
 
 	assert(resp_size == sizeof(*resp) + sizeof(struct pib_create_qp_resp));
@@ -291,7 +292,7 @@ int ibv_cmd_query_port(struct ibv_context *ctx, uint8_t port_num,
 static struct pib_context fake_pib_ctx;
 #define CTX	(&fake_pib_ctx.ibv_ctx.context)
 
-static struct ibv_pd fake_pd = { .context = CTX };
+static struct pib_pd fake_pd = { .ibv_pd = { .context = CTX, .handle = 7 } };
 
 static void move_qp(struct ibv_qp *qp, enum ibv_qp_state state)
 {
@@ -316,7 +317,7 @@ static void test_rc(struct ibv_cq *cq)
 {
 	struct ibv_qp_init_attr_ex attr = {
 		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
-		.pd = &fake_pd,
+		.pd = &fake_pd.ibv_pd,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 2,
 			 .max_recv_sge = 2, .max_inline_data = 64 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
@@ -484,10 +485,10 @@ static void test_ud_srq(struct ibv_cq *cq)
 	struct ibv_ah *ah;
 	struct ibv_qp *qp;
 
-	srq = pib_create_srq(&fake_pd, &sattr);
+	srq = pib_create_srq(&fake_pd.ibv_pd, &sattr);
 	CHECK(srq != NULL);
 	qattr.srq = srq;
-	qp = pib_create_qp(&fake_pd, &qattr);
+	qp = pib_create_qp(&fake_pd.ibv_pd, &qattr);
 	CHECK(qp != NULL);
 	if (!srq || !qp)
 		return;
@@ -511,10 +512,10 @@ static void test_ud_srq(struct ibv_cq *cq)
 	CHECK_EQ(pib_modify_srq(srq, &sattr.attr, IBV_SRQ_MAX_WR), EINVAL);
 	CHECK_EQ(to_pib_srq(srq)->rq.ring.num, 64);
 
-	ah = pib_create_ah(&fake_pd, &aattr);
+	ah = pib_create_ah(&fake_pd.ibv_pd, &aattr);
 	CHECK(ah != NULL);
 	aattr.grh.sgid_index = 16;
-	CHECK(pib_create_ah(&fake_pd, &aattr) == NULL);
+	CHECK(pib_create_ah(&fake_pd.ibv_pd, &aattr) == NULL);
 	CHECK_EQ(errno, EINVAL);
 	move_qp(qp, IBV_QPS_RTR);
 	move_qp(qp, IBV_QPS_RTS);
@@ -531,6 +532,77 @@ static void test_ud_srq(struct ibv_cq *cq)
 	CHECK_EQ(pib_destroy_srq(srq), 0);
 }
 
+/*
+ * Parent domains: they name their PD's handle; with a thread domain their
+ * QPs, SRQs and CQs take no lock. The PD and the thread domain go only
+ * after them; a parent domain is of a PD of this context, not another.
+ */
+static void test_parent_domain(struct ibv_cq *cq)
+{
+	struct ibv_td_init_attr tattr = { 0 };
+	struct ibv_td *td = pib_alloc_td(CTX, &tattr);
+	struct ibv_parent_domain_init_attr pattr = { .pd = &fake_pd.ibv_pd,
+						     .td = td };
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr qattr = {
+		.qp_type = IBV_QPT_RC, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = 2, .max_send_sge = 1, .max_recv_wr = 2,
+			 .max_recv_sge = 1 },
+	};
+	struct ibv_cq_init_attr_ex cattr = { .cqe = 4,
+					     .comp_mask = IBV_CQ_INIT_ATTR_MASK_PD };
+	struct ibv_pd *parent, *plain;
+	struct ibv_cq_ex *cqx;
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	CHECK(td != NULL);
+	parent = pib_alloc_parent_domain(CTX, &pattr);
+	CHECK(parent != NULL);
+	pattr.td = NULL;
+	plain = pib_alloc_parent_domain(CTX, &pattr);
+	CHECK(plain != NULL);
+	if (!td || !parent || !plain)
+		return;
+	CHECK_EQ(parent->handle, 7);
+	CHECK_EQ(pib_dealloc_pd(&fake_pd.ibv_pd), EBUSY);
+	CHECK_EQ(pib_dealloc_td(td), EBUSY);
+	pattr.pd = parent;
+	CHECK(pib_alloc_parent_domain(CTX, &pattr) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	pattr.pd = &fake_pd.ibv_pd;
+	pattr.comp_mask = 1u << 31;
+	CHECK(pib_alloc_parent_domain(CTX, &pattr) == NULL);
+	CHECK_EQ(errno, EOPNOTSUPP);
+
+	srq = pib_create_srq(parent, &sattr);
+	qp = pib_create_qp(parent, &qattr);
+	CHECK(srq && !to_pib_srq(srq)->lock.need);
+	CHECK(qp && !to_pib_qp(qp)->sq_lock.need && !to_pib_qp(qp)->rq_lock.need);
+	cattr.parent_domain = parent;
+	cqx = pib_create_cq_ex(CTX, &cattr);
+	CHECK(cqx && !to_pib_cq_ex(cqx)->need_lock);
+	if (cqx)
+		CHECK_EQ(pib_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	cattr.parent_domain = plain;
+	cqx = pib_create_cq_ex(CTX, &cattr);
+	CHECK(cqx && to_pib_cq_ex(cqx)->need_lock);
+	if (cqx)
+		CHECK_EQ(pib_destroy_cq(ibv_cq_ex_to_cq(cqx)), 0);
+	/* (a plain PD is no parent domain) */
+	cattr.parent_domain = &fake_pd.ibv_pd;
+	CHECK(pib_create_cq_ex(CTX, &cattr) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	if (qp)
+		CHECK_EQ(pib_destroy_qp(qp), 0);
+	if (srq)
+		CHECK_EQ(pib_destroy_srq(srq), 0);
+	CHECK_EQ(pib_dealloc_pd(parent), 0);
+	CHECK_EQ(pib_dealloc_pd(plain), 0);
+	CHECK_EQ(fake_pd.refs, 0);
+	CHECK_EQ(pib_dealloc_td(td), 0);
+}
+
 int main(void)
 {
 	struct ibv_cq *cq;
@@ -544,6 +616,7 @@ int main(void)
 	test_cq_poll_resize(cq);
 	test_cq_ex();
 	test_ud_srq(cq);
+	test_parent_domain(cq);
 	CHECK_EQ(pib_destroy_cq(cq), 0);
 	close(fake.fd);
 	return unit_done("test_provider_verbs");
