@@ -204,9 +204,12 @@ enum pib_inject_verb {
  * @delay_work: sends them on when they are due
  * @next: jiffies when @delay_work is due
  * @armed: @delay_work is queued for @next
+ * @sl_drop: by service level, packets out on it still to be lost ("sl SL
+ *	drop N": a path that fails)
  */
 struct pib_dev_inject {
 	atomic_t verb[PIB_INJ_NUM_VERBS];
+	atomic_t sl_drop[16];
 	struct sk_buff_head delayq;
 	struct delayed_work delay_work;
 	unsigned long next;
@@ -908,6 +911,7 @@ enum pib_comp_state {
  * @sqd_notify: the QP entered SQD asking for IB_EVENT_SQ_DRAINED, which
  *	is not raised yet
  * @drained_pending: IB_EVENT_SQ_DRAINED is to be raised
+ * @mig_pending: IB_EVENT_PATH_MIG is to be raised
  * @timer: retransmit and RNR timer
  */
 struct pib_req {
@@ -925,6 +929,7 @@ struct pib_req {
 	bool fatal_pending;
 	bool sqd_notify;
 	bool drained_pending;
+	bool mig_pending;
 	struct timer_list timer;
 };
 
@@ -1052,6 +1057,12 @@ struct pib_resp {
  * @qkey: Q_Key
  * @dest_qpn: RC/UC: the remote QP
  * @av: RC/UC: the remote port
+ * @alt_av: RC/UC: the remote port by the alternate path (IB_QP_ALT_PATH)
+ * @alt_pkey_index: the alternate path's P_Key index
+ * @alt_timeout: its local ACK timeout
+ * @has_alt: an alternate path was loaded
+ * @mig_state: path migration state (enum ib_mig_state): MIGRATED until
+ *	the consumer arms an alternate path (IBA 17.2.8)
  * @mtu: RC/UC: path MTU in bytes; UD: the port's
  * @access: IB_ACCESS_REMOTE_* the responder allows
  * @timeout: local ACK timeout (IBA encoding)
@@ -1091,6 +1102,11 @@ struct pib_qp {
 	u32 qkey;
 	u32 dest_qpn;
 	struct pib_av av;
+	struct pib_av alt_av;
+	u16 alt_pkey_index;
+	u8 alt_timeout;
+	bool has_alt;
+	u8 mig_state;
 	u32 mtu;
 	int access;
 	u8 timeout;
@@ -1367,6 +1383,8 @@ static inline struct pib_skb_cb *pib_skb_cb(struct sk_buff *skb)
 }
 
 /* Apply the QP's injected packet faults, if it has any, to @q. */
+bool pib_inject_sl_lost(struct pib_dev *dev, const u8 *pkt);
+
 static inline void pib_qp_inject_tx(struct pib_qp *qp, struct sk_buff_head *q)
 {
 	if (unlikely(READ_ONCE(qp->injecting)))
@@ -1523,6 +1541,7 @@ int pib_recv_wr_put(struct pib_ring *ring, u32 max_sge,
 		    const struct ib_recv_wr *wr);
 void pib_qp_kick(struct pib_qp *qp);
 void pib_qp_error(struct pib_qp *qp);
+void pib_qp_migrate(struct pib_qp *qp);
 const char *pib_req_state_name(enum pib_req_state state);
 const char *pib_qp_state_name(enum ib_qp_state state);
 const char *pib_qp_type_name(enum ib_qp_type type);

@@ -222,12 +222,12 @@ static void pib_qp_event(struct pib_qp *qp, enum ib_event_type type)
  * @qp: the QP; no lock held
  *
  * Completion events of its CQs (and CQ overflows), IB_EVENT_SQ_DRAINED
- * and IB_EVENT_QP_FATAL.
+ * IB_EVENT_PATH_MIG and IB_EVENT_QP_FATAL.
  */
 void pib_qp_notify_cqs(struct pib_qp *qp)
 {
 	unsigned long flags;
-	bool fatal, drained;
+	bool fatal, drained, mig;
 
 	/* (an XRC TGT QP has no CQ, an XRC INI QP none for receives) */
 	if (qp->ibqp.send_cq)
@@ -235,14 +235,19 @@ void pib_qp_notify_cqs(struct pib_qp *qp)
 	if (qp->ibqp.recv_cq && qp->ibqp.recv_cq != qp->ibqp.send_cq)
 		pib_cq_notify(to_pib_cq(qp->ibqp.recv_cq));
 	if (!READ_ONCE(qp->req.fatal_pending) &&
-	    !READ_ONCE(qp->req.drained_pending))
+	    !READ_ONCE(qp->req.drained_pending) &&
+	    !READ_ONCE(qp->req.mig_pending))
 		return;
 	spin_lock_irqsave(&qp->lock, flags);
 	fatal = qp->req.fatal_pending;
 	drained = qp->req.drained_pending;
+	mig = qp->req.mig_pending;
 	qp->req.fatal_pending = false;
 	qp->req.drained_pending = false;
+	qp->req.mig_pending = false;
 	spin_unlock_irqrestore(&qp->lock, flags);
+	if (mig)
+		pib_qp_event(qp, IB_EVENT_PATH_MIG);
 	if (drained)
 		pib_qp_event(qp, IB_EVENT_SQ_DRAINED);
 	if (fatal)
@@ -432,8 +437,16 @@ static void pib_comp_retry(struct pib_qp *qp, enum pib_retry_cause cause)
 {
 	trace_pib_retransmit(qp, cause, qp->req.retry_left - 1);
 	if (qp->req.retry_left-- <= 0) {
-		pib_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
-		return;
+		/*
+		 * The primary path failed: an ARMED QP takes the alternate
+		 * one, with its retries anew (IBA 17.2.8).
+		 */
+		if (qp->mig_state != IB_MIG_ARMED) {
+			pib_comp_fail(qp, IB_WC_RETRY_EXC_ERR);
+			return;
+		}
+		pib_qp_migrate(qp);
+		qp->req.retry_left = qp->retry_cnt;
 	}
 	pib_req_rewind(qp);
 }

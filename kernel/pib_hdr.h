@@ -223,6 +223,11 @@ static inline __u8 pib_lrh_vl(const __u8 *p)
 }
 
 /* The DLID of the packet whose LRH is at @p. */
+static inline __u8 pib_lrh_sl(const __u8 *p)
+{
+	return p[1] >> 4;
+}
+
 static inline __u16 pib_lrh_dlid(const __u8 *p)
 {
 	return get_unaligned_be16(p + 2);
@@ -238,7 +243,7 @@ static inline void pib_lrh_unpack(const __u8 *p, struct pib_lrh *h)
 {
 	h->vl = pib_lrh_vl(p);
 	h->lver = p[0] & 0xf;
-	h->sl = p[1] >> 4;
+	h->sl = pib_lrh_sl(p);
 	h->lnh = p[1] & 0x3;
 	h->dlid = pib_lrh_dlid(p);
 	h->pkt_len = get_unaligned_be16(p + 4) & 0x7ff;

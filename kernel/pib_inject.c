@@ -21,6 +21,11 @@
  *				operational error). As for a real one, the
  *				last three fail the requester's WQE and put
  *				both QPs in the error state
+ *	sl SL drop N		the device's next N packets out with service
+ *				level SL are lost (0: none more), as if
+ *				the paths on SL failed: for path migration
+ *				(SMPs, on VL15, are not: the SM keeps the
+ *				port)
  *	cq CQN fatal		IB_EVENT_CQ_ERR; the CQ completes nothing more
  *	srq SRQN fatal		IB_EVENT_SRQ_ERR
  *	verb NAME ERRNO		the device's next call of verb NAME fails
@@ -391,6 +396,38 @@ static int pib_inject_event(struct pib_dev *dev, enum rdma_restrack_type type,
 	return 0;
 }
 
+/* sl SL drop N */
+static int pib_inject_sl(struct pib_dev *dev, int argc, char **argv)
+{
+	u32 n;
+	u8 sl;
+
+	if (argc != 3 || kstrtou8(argv[0], 0, &sl) || sl > 15 ||
+	    strcmp(argv[1], "drop") || kstrtou32(argv[2], 0, &n) || n > INT_MAX)
+		return -EINVAL;
+	atomic_set(&dev->inject.sl_drop[sl], n);
+	return 0;
+}
+
+/**
+ * pib_inject_sl_lost() - is a packet leaving the device lost to an "sl SL
+ *	drop N" fault? Counts it.
+ * @dev: the device
+ * @pkt: the packet, from its LRH
+ *
+ * Return: true if the caller is to drop it.
+ */
+bool pib_inject_sl_lost(struct pib_dev *dev, const u8 *pkt)
+{
+	atomic_t *left = &dev->inject.sl_drop[pib_lrh_sl(pkt)];
+
+	if (likely(atomic_read(left) <= 0) || pib_lrh_vl(pkt) == PIB_VL15 ||
+	    atomic_dec_if_positive(left) < 0)
+		return false;
+	pib_stat_inc(&dev->ibdev, PIB_STAT_INJECTED_FAULTS);
+	return true;
+}
+
 /* verb NAME ERRNO */
 static int pib_inject_verb(struct pib_dev *dev, int argc, char **argv)
 {
@@ -431,6 +468,8 @@ static int pib_inject_cmd(struct pib_dev *dev, int argc, char **argv)
 		return pib_inject_obj(dev, RDMA_RESTRACK_SRQ, argc - 1, argv + 1);
 	if (!strcmp(argv[0], "verb"))
 		return pib_inject_verb(dev, argc - 1, argv + 1);
+	if (!strcmp(argv[0], "sl"))
+		return pib_inject_sl(dev, argc - 1, argv + 1);
 	return -EINVAL;
 }
 

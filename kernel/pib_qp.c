@@ -440,28 +440,114 @@ static void pib_qp_reset(struct pib_qp *qp)
 	qp->resp.reads_due = false;
 	qp->resp.res_head = 0;
 	qp->resp.res_tail = 0;
+	qp->has_alt = false;
+	qp->mig_state = IB_MIG_MIGRATED;
 	memset(qp->resp.res, 0, PIB_MAX_RD_ATOMIC * sizeof(*qp->resp.res));
 }
 
-/* The remote port of an RC/UC QP, from the AH attributes modify_qp got. */
-static int pib_qp_set_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
+/*
+ * Is a path to the remote port of an RC/UC QP (the AH attributes @what,
+ * ah_attr or alt_ah_attr, that modify_qp got) one pib has?
+ */
+static int pib_qp_ah_check(struct pib_qp *qp, struct rdma_ah_attr *ah,
+			   const char *what)
 {
 	if (ah->type != RDMA_AH_ATTR_TYPE_IB ||
 	    (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != PIB_PORT_NUM) ||
 	    rdma_ah_get_sl(ah) > 15)
 		return pib_refuse(qp->ibqp.device, -EINVAL,
-				  "modify_qp: QP 0x%x: ah_attr type %d, port %u, sl %u",
-				  qp->ibqp.qp_num, ah->type,
+				  "modify_qp: QP 0x%x: %s type %d, port %u, sl %u",
+				  qp->ibqp.qp_num, what, ah->type,
 				  rdma_ah_get_port_num(ah), rdma_ah_get_sl(ah));
 	if ((rdma_ah_get_ah_flags(ah) & IB_AH_GRH) &&
 	    rdma_ah_read_grh(ah)->sgid_index >= PIB_GID_TABLE_LEN)
 		return pib_refuse(qp->ibqp.device, -EINVAL,
-				  "modify_qp: QP 0x%x: sgid_index %u (at most %u)",
-				  qp->ibqp.qp_num,
+				  "modify_qp: QP 0x%x: %s sgid_index %u (at most %u)",
+				  qp->ibqp.qp_num, what,
 				  rdma_ah_read_grh(ah)->sgid_index,
 				  PIB_GID_TABLE_LEN - 1);
-	pib_av_from_ah(ah, &qp->av);
 	return 0;
+}
+
+/*
+ * The alternate path (IB_QP_ALT_PATH) and the path migration state
+ * (IB_QP_PATH_MIG_STATE) a modify_qp asks for: a path pib has, and an
+ * alternate path to arm (IBA 17.2.8).
+ */
+static int pib_qp_alt_check(struct pib_qp *qp, struct ib_qp_attr *attr,
+			    int mask)
+{
+	struct ib_device *ibdev = qp->ibqp.device;
+	enum ib_mig_state mig = attr->path_mig_state;
+	int err;
+
+	if (mask & IB_QP_ALT_PATH) {
+		err = pib_qp_ah_check(qp, &attr->alt_ah_attr, "alt_ah_attr");
+		if (err)
+			return err;
+		if ((attr->alt_port_num && attr->alt_port_num != PIB_PORT_NUM) ||
+		    attr->alt_pkey_index >= PIB_PKEY_TABLE_LEN ||
+		    attr->alt_timeout > PIB_MAX_ACK_TIMEOUT)
+			return pib_refuse(ibdev, -EINVAL,
+					  "modify_qp: QP 0x%x: alt_port_num %u, alt_pkey_index %u, alt_timeout %u",
+					  qp->ibqp.qp_num, attr->alt_port_num,
+					  attr->alt_pkey_index, attr->alt_timeout);
+	}
+	if (!(mask & IB_QP_PATH_MIG_STATE))
+		return 0;
+	if (mig != IB_MIG_MIGRATED && mig != IB_MIG_REARM && mig != IB_MIG_ARMED)
+		return pib_refuse(ibdev, -EINVAL,
+				  "modify_qp: QP 0x%x: path_mig_state %d",
+				  qp->ibqp.qp_num, mig);
+	if (mig != IB_MIG_MIGRATED && !qp->has_alt && !(mask & IB_QP_ALT_PATH))
+		return pib_refuse(ibdev, -EINVAL,
+				  "modify_qp: QP 0x%x: path_mig_state %s without an alternate path",
+				  qp->ibqp.qp_num,
+				  mig == IB_MIG_ARMED ? "ARMED" : "REARM");
+	return 0;
+}
+
+/**
+ * pib_qp_migrate() - the QP takes its alternate path (IBA 17.2.8)
+ * @qp: the QP, ARMED, its lock held
+ *
+ * The alternate path becomes the primary one (remote port, P_Key index,
+ * ACK timeout) and the QP is MIGRATED: its packets say so (BTH MigReq).
+ * IB_EVENT_PATH_MIG is raised once the lock is dropped
+ * (pib_qp_notify_cqs()).
+ */
+void pib_qp_migrate(struct pib_qp *qp)
+{
+	qp->av = qp->alt_av;
+	qp->pkey_index = qp->alt_pkey_index;
+	qp->timeout = qp->alt_timeout;
+	qp->mig_state = IB_MIG_MIGRATED;
+	qp->req.mig_pending = true;
+}
+
+/* Apply the alternate path and migration state modify_qp asked for. */
+static void pib_qp_apply_alt(struct pib_qp *qp, struct ib_qp_attr *attr,
+			     int mask)
+{
+	if (mask & IB_QP_ALT_PATH) {
+		pib_av_from_ah(&attr->alt_ah_attr, &qp->alt_av);
+		qp->alt_pkey_index = attr->alt_pkey_index;
+		qp->alt_timeout = attr->alt_timeout;
+		qp->has_alt = true;
+	}
+	if (!(mask & IB_QP_PATH_MIG_STATE))
+		return;
+	/*
+	 * The consumer's MIGRATED migrates an ARMED QP at once. A REARM is
+	 * ARMED at once: the alternate path is loaded, nothing else to wait
+	 * for.
+	 */
+	if (attr->path_mig_state == IB_MIG_MIGRATED) {
+		if (qp->mig_state == IB_MIG_ARMED)
+			pib_qp_migrate(qp);
+	} else {
+		qp->mig_state = IB_MIG_ARMED;
+	}
 }
 
 static const char * const pib_qp_state_names[] = {
@@ -562,6 +648,7 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	enum ib_mtu active = READ_ONCE(dev->port.active_mtu);
 	const struct pib_qp_limit *l;
+	int err;
 	u32 v;
 
 	if (mask & IB_QP_PORT && attr->port_num != PIB_PORT_NUM)
@@ -575,10 +662,14 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 				  qp->ibqp.qp_num,
 				  ib_mtu_enum_to_int(attr->path_mtu),
 				  ib_mtu_enum_to_int(active));
-	if (mask & IB_QP_ALT_PATH)
-		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-				  "modify_qp: QP 0x%x: an alternate path (no automatic path migration)",
-				  qp->ibqp.qp_num);
+	if (mask & IB_QP_AV) {
+		err = pib_qp_ah_check(qp, &attr->ah_attr, "ah_attr");
+		if (err)
+			return err;
+	}
+	err = pib_qp_alt_check(qp, attr, mask);
+	if (err)
+		return err;
 	for (l = pib_qp_limits; l < pib_qp_limits + ARRAY_SIZE(pib_qp_limits); l++) {
 		if (!(mask & l->mask))
 			continue;
@@ -594,6 +685,8 @@ static int pib_qp_check_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 			       int mask)
 {
+	if (mask & IB_QP_AV)
+		pib_av_from_ah(&attr->ah_attr, &qp->av);
 	if (mask & IB_QP_PKEY_INDEX)
 		qp->pkey_index = attr->pkey_index;
 	if (mask & IB_QP_QKEY)
@@ -628,6 +721,7 @@ static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 		qp->req.retry_left = qp->retry_cnt;
 	if (mask & (IB_QP_RNR_RETRY | IB_QP_STATE))
 		qp->req.rnr_left = qp->rnr_retry;
+	pib_qp_apply_alt(qp, attr, mask);
 }
 
 /**
@@ -675,8 +769,6 @@ int pib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	err = pib_qp_check_attrs(qp, attr, mask);
-	if (!err && mask & IB_QP_AV)
-		err = pib_qp_set_av(qp, &attr->ah_attr);
 	if (err)
 		goto out;
 	if (new == IB_QPS_RESET)
@@ -703,10 +795,8 @@ out:
 	return err;
 }
 
-static void pib_qp_query_av(struct pib_qp *qp, struct rdma_ah_attr *ah)
+static void pib_qp_query_av(const struct pib_av *av, struct rdma_ah_attr *ah)
 {
-	const struct pib_av *av = &qp->av;
-
 	memset(ah, 0, sizeof(*ah));
 	ah->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_port_num(ah, PIB_PORT_NUM);
@@ -756,7 +846,14 @@ int pib_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->max_dest_rd_atomic = qp->resp.num_res;
 	attr->sq_draining = qp->state == IB_QPS_SQD &&
 			    qp->sq.ring.cons != qp->req.cur;
-	pib_qp_query_av(qp, &attr->ah_attr);
+	pib_qp_query_av(&qp->av, &attr->ah_attr);
+	if (qp->has_alt) {
+		pib_qp_query_av(&qp->alt_av, &attr->alt_ah_attr);
+		attr->alt_pkey_index = qp->alt_pkey_index;
+		attr->alt_port_num = PIB_PORT_NUM;
+		attr->alt_timeout = qp->alt_timeout;
+	}
+	attr->path_mig_state = qp->mig_state;
 	spin_unlock_irqrestore(&qp->lock, flags);
 
 	attr->cap.max_send_wr = qp->sq.ring.num;

@@ -160,6 +160,37 @@ void pib_drop(struct pib_dev *dev, const u8 *buf, u32 len,
 			      len);
 }
 
+/*
+ * A request or response with MigReq set, to a connected QP whose
+ * alternate path is ARMED, from that path's remote port: the peer
+ * migrated, and so does the QP (IBA 17.2.8), before the packet is
+ * checked against its (new) primary path.
+ */
+static void pib_qp_follow_migration(struct pib_dev *dev, struct pib_qp *qp,
+				    const struct pib_pkt *pkt)
+{
+	unsigned long flags;
+	bool migrated = false;
+
+	spin_lock_irqsave(&qp->lock, flags);
+	if (qp->mig_state == IB_MIG_ARMED &&
+	    pkt->lrh.slid == qp->alt_av.dlid &&
+	    pib_pkey_match(READ_ONCE(dev->port.pkeys[qp->alt_pkey_index]),
+			   pkt->bth.pkey)) {
+		pib_qp_migrate(qp);
+		migrated = true;
+	}
+	spin_unlock_irqrestore(&qp->lock, flags);
+	if (migrated)
+		pib_qp_notify_cqs(qp);
+}
+
+/* Is the QP connected (RC, UC, XRC): one remote port, one remote QP? */
+static bool pib_qp_connected(struct pib_qp *qp)
+{
+	return pib_qp_rc(qp) || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 /* Hand a unicast packet to its QP (under RCU). */
 static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 			   const struct pib_pkt *pkt, const u8 *buf, u8 bits)
@@ -171,6 +202,9 @@ static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 		pib_drop(dev, buf, pkt->len, PIB_DROP_TRANSPORT, 0);
 		return;
 	}
+	if (pib_qp_connected(qp) && pkt->bth.mig &&
+	    READ_ONCE(qp->mig_state) == IB_MIG_ARMED)
+		pib_qp_follow_migration(dev, qp, pkt);
 	if (!pib_qp_pkey_ok(dev, qp, pkt->bth.pkey, &pkey_index)) {
 		pib_drop(dev, buf, pkt->len, PIB_DROP_PKEY, 0);
 		return;
@@ -311,6 +345,11 @@ bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp)
 			atomic64_inc(&c->xmit_discards);
 			pib_drop(dev, skb->data, skb->len,
 				 PIB_DROP_NOT_ACTIVE, 0);
+			kfree_skb(skb);
+			continue;
+		}
+		if (pib_inject_sl_lost(dev, skb->data)) {
+			pib_drop(dev, skb->data, skb->len, PIB_DROP_INJECTED, 0);
 			kfree_skb(skb);
 			continue;
 		}

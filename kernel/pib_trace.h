@@ -29,7 +29,9 @@
 	pib_tr_qpt(GSI)			\
 	pib_tr_qpt(RC)			\
 	pib_tr_qpt(UC)			\
-	pib_tr_qpt_end(UD)
+	pib_tr_qpt(UD)			\
+	pib_tr_qpt(XRC_INI)		\
+	pib_tr_qpt_end(XRC_TGT)
 
 #define PIB_TR_QPS			\
 	pib_tr_qps(RESET)			\

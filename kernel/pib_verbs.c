@@ -67,7 +67,8 @@ static int pib_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_MEM_MGT_EXTENSIONS |
 				 IB_DEVICE_FLUSH_GLOBAL |
 				 IB_DEVICE_ATOMIC_WRITE |
-				 IB_DEVICE_XRC;
+				 IB_DEVICE_XRC |
+				 IB_DEVICE_AUTO_PATH_MIG;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }

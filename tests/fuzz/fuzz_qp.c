@@ -526,7 +526,7 @@ static void fq_aim(struct fq *f, u8 op, u8 *ext, u32 n)
 
 /*
  * A packet to one of the QPs. Arguments: QP (bit 7: to the multicast
- * group), opcode, flags, PSN offset (s16, from the PSN the QP expects
+ * group; bit 6: BTH MigReq), opcode, flags, PSN offset (s16, from the PSN the QP expects
  * next), length (u16), then the bytes after the BTH (extension headers,
  * payload). Flags: 0 AckReq, 1 SE, 2 GRH, 3-4 BTH.PadCnt if not 0 (else
  * the pad the length needs), 5 VL15, 6 aim at the MR, 7 a foreign SLID.
@@ -536,7 +536,7 @@ static void fq_packet(struct fq *f, struct fuzz_in *in)
 	u8 sel = fuzz_u8(in), op = fuzz_u8(in), flags = fuzz_u8(in);
 	s16 dpsn = (s16)fuzz_u16(in);
 	u32 n = fuzz_u16(in) % (PIB_MAX_PAYLOAD + PIB_ATOMICETH_LEN + 1);
-	struct pib_qp *qp = f->qp[(sel & 0x7f) % FQ_NQP];
+	struct pib_qp *qp = f->qp[(sel & 0x3f) % FQ_NQP];
 	bool mcast = sel & 0x80, grh = flags & 4;
 	u32 base = fq_is_response(op) ? qp->req.acked_psn + 1 : qp->resp.epsn;
 	u32 fill = -n & 3, hdr = pib_hdr_len(grh ? PIB_LNH_IBA_GLOBAL :
@@ -550,6 +550,7 @@ static void fq_packet(struct fq *f, struct fuzz_in *in)
 	};
 	struct pib_bth bth = {
 		.opcode = op, .se = flags & 2, .ack_req = flags & 1,
+		.mig = sel & 0x40,
 		.pad = flags & 0x18 ? (flags >> 3) & 3 : fill,
 		.pkey = PIB_DEFAULT_PKEY,
 		.dest_qp = mcast ? PIB_MCAST_QPN : qp->ibqp.qp_num,
@@ -564,7 +565,7 @@ static void fq_packet(struct fq *f, struct fuzz_in *in)
 
 	/* A duplicate request is answered again: its responses start over. */
 	if (!fq_is_response(op) && dpsn < 0)
-		f->resp_any[(sel & 0x7f) % FQ_NQP] = false;
+		f->resp_any[(sel & 0x3f) % FQ_NQP] = false;
 	pib_lrh_pack(buf, &lrh);
 	if (grh)
 		pib_grh_pack(buf + PIB_LRH_LEN, &g);
@@ -650,6 +651,16 @@ static void fq_modify(struct fq *f, struct fuzz_in *in, const u8 *cfg)
 		a.qp_state = IB_QPS_RESET;
 		if (!pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE, NULL))
 			fq_qp_connect(f, qp, i, cfg);
+		break;
+	case 5:
+		/* An alternate path (SL 1) armed, or a migration asked for. */
+		a.qp_state = IB_QPS_RTS;
+		a.alt_ah_attr = f->ah.attr;
+		a.alt_ah_attr.sl = 1;
+		a.alt_timeout = what & 31;
+		a.path_mig_state = sel & 1 ? IB_MIG_MIGRATED : IB_MIG_ARMED;
+		pib_modify_qp(&qp->ibqp, &a, IB_QP_STATE | IB_QP_PATH_MIG_STATE |
+			      (sel & 2 ? IB_QP_ALT_PATH : 0), NULL);
 		break;
 	default:
 		/* Time passes: the retransmit and RNR timers run. */
@@ -878,6 +889,9 @@ static void fq_check(struct fq *f)
 			   qp->resp.num_res);
 		FUZZ_CHECK(qp->req.rd_atomic <= qp->max_rd_atomic);
 		FUZZ_CHECK(qp->state <= IB_QPS_ERR);
+		/* An armed QP has an alternate path to migrate to. */
+		FUZZ_CHECK(qp->mig_state == IB_MIG_MIGRATED ||
+			   (qp->mig_state == IB_MIG_ARMED && qp->has_alt));
 		fq_check_wqes(qp);
 	}
 }

@@ -147,6 +147,11 @@ bool pib_inject_nak(struct pib_qp *qp, u8 opcode, u8 *syn)
 	return false;
 }
 
+bool pib_inject_sl_lost(struct pib_dev *dev, const u8 *pkt)
+{
+	return false;
+}
+
 /* pib_strict.c (debugfs, the log): strict mode is never on here. */
 void pib_strict_report(struct pib_qp *qp, enum pib_strict_check check,
 		       const char *fmt, ...)

@@ -24,12 +24,19 @@
 # naming SRQ B with the R_Key of A's MR with a remote access error (neither
 # changing anything; on the bad LAN, one whose NAK is lost is tried again on
 # new QPs); and the TGT QP still delivers to B after A destroyed its handle.
+# pib-apm, on the clean LAN only (the bad LAN's loss could exhaust the
+# retries on the alternate path too): RC QPs ARMED with an alternate path on
+# SL 1; while host2's device loses its SL 0 packets (pib's injected "sl 0
+# drop"), host2's QP migrates to it once its retries run out and host1's
+# follows, each with one PATH_MIG event, every SEND still arriving intact
+# and in order; and a consumer's modify to MIGRATED migrates at once.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 tool=$PIB_BUILD/tools/pib-integrity
 memops=$PIB_BUILD/tools/pib-memops
 xrc=$PIB_BUILD/tools/pib-xrc
+apm=$PIB_BUILD/tools/pib-apm
 # The QPs' local ACK timeout: the tool's 2^14 * 4.096 us (pib makes it at
 # least 200 ms), or about 1 s on a slow kernel (make test-debug), whose
 # guests stall for seconds at a time: pib doubles it per retry up to 4 s,
@@ -86,6 +93,16 @@ xrc() {
 	pair "$1" "$xrc" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
 }
 
+# apm NAME MSGS: a pib-apm run. The client ends its device's loss of SL 0
+# packets itself, even when it fails; host2 ends it again in case the tool
+# could not (it crashed, or was killed).
+apm() {
+	pair "$1" "$apm" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
+	if [ "$PIB_HOST" = 2 ]; then
+		echo "sl 0 drop 0" >/sys/kernel/debug/pib/pibeth0/inject || true
+	fi
+}
+
 # netem on pib's UDP port only: the tool's TCP exchange stays clean.
 pib_netem() {
 	tc qdisc replace dev eth0 parent 1:3 handle 30: netem "$@"
@@ -100,6 +117,7 @@ server_opts="--mw 1" integrity "type 1 memory windows" -n 100 -s 100000 \
 	grep -q "memory windows of type 1 bound" "$PIB_RESULTS/type 1 memory windows.server"
 memops "ATOMIC WRITE and rereg" 20
 xrc "XRC across two processes" 40
+apm "automatic path migration" 20
 pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%

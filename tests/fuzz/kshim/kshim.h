@@ -964,8 +964,10 @@ enum ib_qp_attr_mask {
 	IB_QP_RQ_PSN = 1 << 12, IB_QP_MAX_QP_RD_ATOMIC = 1 << 13,
 	IB_QP_ALT_PATH = 1 << 14, IB_QP_MIN_RNR_TIMER = 1 << 15,
 	IB_QP_SQ_PSN = 1 << 16, IB_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
-	IB_QP_DEST_QPN = 1 << 20,
+	IB_QP_PATH_MIG_STATE = 1 << 18, IB_QP_DEST_QPN = 1 << 20,
 };
+
+enum ib_mig_state { IB_MIG_MIGRATED, IB_MIG_REARM, IB_MIG_ARMED };
 
 enum ib_srq_type { IB_SRQT_BASIC, IB_SRQT_XRC };
 enum ib_srq_attr_mask { IB_SRQ_MAX_WR = 1, IB_SRQ_LIMIT = 2 };
@@ -1271,12 +1273,13 @@ struct ib_qp_attr {
 	u32 qkey, rq_psn, sq_psn, dest_qp_num;
 	int qp_access_flags;
 	struct ib_qp_cap cap;
-	struct rdma_ah_attr ah_attr;
-	u16 pkey_index;
+	struct rdma_ah_attr ah_attr, alt_ah_attr;
+	u16 pkey_index, alt_pkey_index;
 	u8 en_sqd_async_notify, sq_draining, max_rd_atomic, max_dest_rd_atomic;
 	u8 min_rnr_timer;
-	u32 port_num;
-	u8 timeout, retry_cnt, rnr_retry;
+	u32 port_num, alt_port_num;
+	u8 timeout, retry_cnt, rnr_retry, alt_timeout;
+	enum ib_mig_state path_mig_state;
 };
 
 bool ib_modify_qp_is_ok(enum ib_qp_state cur, enum ib_qp_state next,
