@@ -120,6 +120,8 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.detach_mcast = pib_detach_mcast,
 	.free_context = pib_free_context,
 	.get_srq_num = pib_get_srq_num,
+	.import_mr = pib_import_mr,
+	.import_pd = pib_import_pd,
 	.modify_qp = pib_modify_qp,
 	.modify_srq = pib_modify_srq,
 	.open_qp = pib_open_qp,
@@ -137,6 +139,8 @@ static const struct verbs_context_ops pib_ctx_ops = {
 	.rereg_mr = pib_rereg_mr,
 	.req_notify_cq = pib_req_notify_cq,
 	.resize_cq = pib_resize_cq,
+	.unimport_mr = pib_unimport_mr,
+	.unimport_pd = pib_unimport_pd,
 };
 
 static struct verbs_context *pib_alloc_context(struct ibv_device *ibdev,
@@ -155,6 +159,32 @@ static struct verbs_context *pib_alloc_context(struct ibv_device *ibdev,
 				sizeof(resp))) {
 		verbs_uninit_context(&ctx->ibv_ctx);
 		free(ctx);
+		return NULL;
+	}
+	verbs_set_ops(&ctx->ibv_ctx, &pib_ctx_ops);
+	return &ctx->ibv_ctx;
+}
+
+/*
+ * ibv_import_device(): a context on another process's (or this one's)
+ * uverbs file, whose objects ibv_import_pd() and ibv_import_mr() share.
+ * The kernel's context exists already; it is only asked what it is.
+ */
+static struct verbs_context *pib_import_context(struct ibv_device *ibdev,
+						int cmd_fd)
+{
+	struct pib_context *ctx;
+	int ret;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	ret = ibv_cmd_query_context(&ctx->ibv_ctx.context, NULL);
+	if (ret) {
+		verbs_uninit_context(&ctx->ibv_ctx);
+		free(ctx);
+		errno = ret;
 		return NULL;
 	}
 	verbs_set_ops(&ctx->ibv_ctx, &pib_ctx_ops);
@@ -224,5 +254,6 @@ static const struct verbs_device_ops pib_dev_ops = {
 	.alloc_device = pib_alloc_device,
 	.uninit_device = pib_uninit_device,
 	.alloc_context = pib_alloc_context,
+	.import_context = pib_import_context,
 };
 PROVIDER_DRIVER(pib, pib_dev_ops);

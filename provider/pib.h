@@ -208,6 +208,8 @@ struct ibv_pd *pib_alloc_parent_domain(struct ibv_context *ctx,
 struct ibv_td *pib_alloc_td(struct ibv_context *ctx,
 			    struct ibv_td_init_attr *attr);
 int pib_dealloc_td(struct ibv_td *ibtd);
+struct ibv_pd *pib_import_pd(struct ibv_context *ctx, uint32_t pd_handle);
+void pib_unimport_pd(struct ibv_pd *ibpd);
 bool pib_pd_single_threaded(struct ibv_pd *ibpd);
 
 /* pib_mr.c */
@@ -216,6 +218,8 @@ struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 int pib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		 void *addr, size_t length, int access);
 int pib_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mr *pib_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void pib_unimport_mr(struct ibv_mr *mr);
 struct ibv_mw *pib_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
 int pib_dealloc_mw(struct ibv_mw *mw);
 

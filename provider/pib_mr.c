@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Memory regions and windows: the kernel pins and keeps them, the provider
- * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c).
+ * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c). An imported
+ * MR (ibv_import_mr) is another context's, shared through its uverbs file.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -48,6 +49,33 @@ int pib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	if (ret)
 		errno = ret;
 	return ret;
+}
+
+/*
+ * ibv_import_mr(): an MR of the imported context's uverbs file, by its
+ * handle; the kernel says its keys and length (its address stays unknown).
+ */
+struct ibv_mr *pib_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr = calloc(1, sizeof(*vmr));
+	int ret;
+
+	if (!vmr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ret = ibv_cmd_query_mr(pd, vmr, mr_handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+void pib_unimport_mr(struct ibv_mr *mr)
+{
+	free(verbs_get_mr(mr));
 }
 
 int pib_dereg_mr(struct verbs_mr *vmr)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Protection domains, thread domains and parent domains.
+ * Protection domains (also imported ones), thread domains and parent
+ * domains.
  *
  * A parent domain (ibv_alloc_parent_domain) stands for its protection
  * domain in every verb: it carries that PD's kernel handle, so the
@@ -36,6 +37,29 @@ struct ibv_pd *pib_alloc_pd(struct ibv_context *ctx)
 		return NULL;
 	}
 	return &pd->ibv_pd;
+}
+
+/*
+ * ibv_import_pd(): a PD of the imported context's uverbs file, by its
+ * handle (a bad one makes the verbs that name it fail). Unimporting
+ * leaves the kernel's PD alone; ibv_dealloc_pd() would free it.
+ */
+struct ibv_pd *pib_import_pd(struct ibv_context *ctx, uint32_t pd_handle)
+{
+	struct pib_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->ibv_pd.context = ctx;
+	pd->ibv_pd.handle = pd_handle;
+	return &pd->ibv_pd;
+}
+
+void pib_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_pib_pd(ibpd));
 }
 
 /* A PD goes only once its parent domains have (EBUSY). */

@@ -96,6 +96,7 @@ for t in test_device.DeviceTest.test_query_device \
 	test_parent_domain.ParentDomainTrafficTest.test_mem_align_rc_traffic \
 	test_parent_domain.ParentDomainTrafficTest.test_mem_align_ud_traffic \
 	test_parent_domain.ParentDomainTrafficTest.test_mem_align_srq_excq_rc_traffic \
+	test_shared_pd.SharedPDTestCase.test_imported_rc_ex_rdma_write \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done
