@@ -590,6 +590,24 @@ struct pib_dev {
 	struct list_head objs[PIB_NUM_OBJS];
 };
 
+/**
+ * pib_synchronize_rcu() - wait for the RCU readers of what was unpublished
+ * @ndev: the netdev the object's device or switch is on
+ *
+ * While @ndev is being unregistered (its namespace deleted, or the netdev
+ * removed), its unregistration waits for pib's references, which go only
+ * once every QP of its devices is destroyed and its switch stopped: one
+ * grace period each, seconds in all on a loaded host, and the kernel
+ * complains after 10 s. Then the grace period is an expedited one.
+ */
+static inline void pib_synchronize_rcu(const struct net_device *ndev)
+{
+	if (READ_ONCE(ndev->reg_state) != NETREG_REGISTERED)
+		synchronize_rcu_expedited();
+	else
+		synchronize_rcu();
+}
+
 static inline void pib_stat_inc(struct ib_device *ibdev, enum pib_stat stat)
 {
 	atomic64_inc(&container_of(ibdev, struct pib_dev, ibdev)->stats[stat]);

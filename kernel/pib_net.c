@@ -698,7 +698,7 @@ static void pib_switch_stop(struct pib_switch *sw)
 	for (f = 0; f < PIB_IP_FAMILIES; f++)
 		if (sw->sk[f])
 			rcu_assign_sk_user_data(sw->sk[f], NULL);
-	synchronize_rcu();	/* receivers in flight are done */
+	pib_synchronize_rcu(sw->ndev);	/* receivers in flight are done */
 	cancel_delayed_work_sync(&sw->hello_work);
 	cancel_delayed_work_sync(&sw->trap_work);
 }

@@ -318,7 +318,7 @@ int pib_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	pib_mcast_detach_all(qp);
 	/* Receivers find the QP under RCU: wait for them before it goes. */
 	pib_qp_unnumber(dev, qp);
-	synchronize_rcu();
+	pib_synchronize_rcu(dev->ndev);
 	spin_lock_irqsave(&qp->lock, flags);
 	qp->state = IB_QPS_RESET;	/* the timer and the work stop here */
 	spin_unlock_irqrestore(&qp->lock, flags);

@@ -368,7 +368,7 @@ int pib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	if (ibsrq->srq_type == IB_SRQT_XRC) {
 		/* XRC TGT QPs find it under RCU: wait for them. */
 		pib_xrc_srq_unnumber(to_pib_dev(ibsrq->device), srq);
-		synchronize_rcu();
+		pib_synchronize_rcu(to_pib_dev(ibsrq->device)->ndev);
 	}
 	pib_obj_del(to_pib_dev(ibsrq->device), &srq->obj);
 	pib_ring_free(&srq->ring);

@@ -46,7 +46,7 @@ void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev)
 void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
 {
 	RCU_INIT_POINTER(sw->hca[dev->index], NULL);
-	synchronize_rcu();
+	pib_synchronize_rcu(sw->ndev);
 	pib_switch_track_links(sw);
 }
 

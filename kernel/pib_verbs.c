@@ -193,6 +193,17 @@ static void pib_dealloc_ucontext(struct ib_ucontext *ibuc)
 }
 
 /*
+ * What a context is, for a process that imports it (ibv_import_device):
+ * the core answers the common part, and pib's contexts have nothing more
+ * (the provider finds every ring through its object's own answer).
+ */
+static int pib_query_ucontext(struct ib_ucontext *ibuc,
+			      struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+/*
  * The device goes away under an open context. The rings a process mapped
  * keep their pages until it unmaps them (the mapping holds references), and
  * the kernel stops looking at them when their objects are destroyed, so
@@ -446,6 +457,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.query_port = pib_query_port,
 	.query_qp = pib_query_qp,
 	.query_srq = pib_query_srq,
+	.query_ucontext = pib_query_ucontext,
 	PIB_OP_REG_USER_MR,
 	.rereg_user_mr = pib_rereg_user_mr,
 	.req_notify_cq = pib_req_notify_cq,

@@ -309,6 +309,7 @@ void kshim_atomic_end(void);
 #define rcu_assign_pointer(p, v)	WRITE_ONCE(p, v)
 #define RCU_INIT_POINTER(p, v)		WRITE_ONCE(p, v)
 #define synchronize_rcu()		kshim_might_sleep("synchronize_rcu")
+#define synchronize_rcu_expedited()	kshim_might_sleep("synchronize_rcu")
 struct rcu_head { void *unused; };
 #define kfree_rcu(p, field)		kfree(p)
 
@@ -472,10 +473,13 @@ struct completion { bool done; };
 struct socket;
 struct dentry;
 struct vm_area_struct { unsigned long vm_start, vm_end; };
+enum { NETREG_UNINITIALIZED, NETREG_REGISTERED, NETREG_UNREGISTERING };
+
 struct net_device {
 	char name[16];
 	unsigned int mtu;
 	unsigned char dev_addr[6];
+	u8 reg_state;
 };
 #define LL_RESERVED_SPACE(dev)		16
 static inline const char *netdev_name(const struct net_device *d)
