@@ -915,6 +915,9 @@ enum pib_comp_state {
  * struct pib_req - RC/UC requester state
  * @cur: index of the WQE being sent
  * @offset: bytes of it sent
+ * @started: index after the newest WQE the requester started: in SQD it
+ *	finishes those (also sending them again after a timeout), and the SQ
+ *	is drained once they have completed
  * @psn: next PSN to send
  * @acked_psn: the latest PSN the responder acknowledged
  * @sent_psn: the PSN after the newest one sent (a retransmission goes back
@@ -935,6 +938,7 @@ enum pib_comp_state {
 struct pib_req {
 	u32 cur;
 	u32 offset;
+	u32 started;
 	u32 psn;
 	u32 acked_psn;
 	u32 sent_psn;

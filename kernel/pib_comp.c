@@ -190,6 +190,7 @@ void pib_qp_flush(struct pib_qp *qp)
 	}
 	sq->fetched = sq->ring.cons;
 	qp->req.cur = sq->ring.cons;
+	qp->req.started = sq->ring.cons;
 	qp->req.offset = 0;
 	qp->req.rd_atomic = 0;
 	if (qp->resp.have_wqe)
@@ -307,7 +308,7 @@ static bool pib_req_outstanding(struct pib_qp *qp)
 void pib_qp_sqd_check(struct pib_qp *qp)
 {
 	if (qp->state == IB_QPS_SQD && qp->req.sqd_notify &&
-	    !pib_req_outstanding(qp)) {
+	    (s32)(qp->sq.ring.cons - qp->req.started) >= 0) {
 		qp->req.sqd_notify = false;
 		qp->req.drained_pending = true;
 	}

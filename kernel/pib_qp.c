@@ -433,6 +433,7 @@ static void pib_qp_reset(struct pib_qp *qp)
 	pib_req_set_state(qp, PIB_REQ_SENDING);
 	pib_comp_set_state(qp, PIB_COMP_IN_ORDER);
 	qp->req.cur = sq->ring.cons;
+	qp->req.started = sq->ring.cons;
 	pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 	qp->resp.have_wqe = false;
 	pib_resp_set_state(qp, PIB_RESP_IN_ORDER);

@@ -661,9 +661,11 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 	bool last;
 	u32 psns;
 
+	/* (SQD: only what started before, sent again after a timeout too) */
 	while (budget > 0 && req->state == PIB_REQ_SENDING &&
 	       (qp->state == IB_QPS_RTS ||
-		(qp->state == IB_QPS_SQD && req->offset))) {
+		(qp->state == IB_QPS_SQD &&
+		 (req->offset || (s32)(req->started - req->cur) > 0)))) {
 		if (req->cur == sq->fetched && !pib_req_fetch(qp))
 			return false;
 		wqe = pib_sq_wqe(qp, req->cur);
@@ -673,6 +675,8 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 				return false;
 			if (!st->sent)
 				st->first_psn = req->psn;
+			if ((s32)(req->cur - req->started) >= 0)
+				req->started = req->cur + 1;
 		} else if (pib_qp_rc(qp) &&
 			   (pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW ||
 			    (pib_wqe_has_response(wqe) &&
