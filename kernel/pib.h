@@ -1261,6 +1261,12 @@ static inline bool pib_qp_rc(const struct pib_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC || pib_qp_xrc(qp);
 }
 
+/* A connected QP (RC, UC, XRC): one remote port, one remote QP. */
+static inline bool pib_qp_connected(const struct pib_qp *qp)
+{
+	return pib_qp_rc(qp) || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 /* A QP with a receive queue of its own: none with an SRQ, or of XRC. */
 static inline bool pib_qp_has_rq(const struct pib_qp *qp)
 {

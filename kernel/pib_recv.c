@@ -185,12 +185,6 @@ static void pib_qp_follow_migration(struct pib_dev *dev, struct pib_qp *qp,
 		pib_qp_notify_cqs(qp);
 }
 
-/* Is the QP connected (RC, UC, XRC): one remote port, one remote QP? */
-static bool pib_qp_connected(struct pib_qp *qp)
-{
-	return pib_qp_rc(qp) || qp->ibqp.qp_type == IB_QPT_UC;
-}
-
 /* Hand a unicast packet to its QP (under RCU). */
 static void pib_qp_receive(struct pib_dev *dev, struct pib_qp *qp,
 			   const struct pib_pkt *pkt, const u8 *buf, u8 bits)

@@ -403,8 +403,7 @@ struct sk_buff *pib_pkt_new(struct pib_qp *qp, const struct pib_av *av,
 	spin_unlock_irqrestore(&dev->port.lock, flags);
 	bth->pad = -pay_len & 3;
 	/* BTH MigReq: the sender's path migration state is MIGRATED. */
-	bth->mig = (pib_qp_rc(qp) || qp->ibqp.qp_type == IB_QPT_UC) &&
-		   qp->mig_state == IB_MIG_MIGRATED;
+	bth->mig = pib_qp_connected(qp) && qp->mig_state == IB_MIG_MIGRATED;
 	pib_lrh_pack(skb->data, &lrh);
 	if (grh)
 		pib_pkt_put_grh(dev, av, skb->data, body);
