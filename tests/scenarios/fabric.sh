@@ -15,8 +15,12 @@ sw=/sys/kernel/debug/pib/eth0
 check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev eth0
 expect_match "switch GUID from the MAC" "$(cat $sw)" "guid 505400 *7ffe99000$me"
 expect_match "UDP port 4792" "$(cat $sw)" 'udp_port 4792'
-peer_re="peer 5054007ffe99000$other 10\\.99\\.0\\.$other"
+# The peer says hello over IPv4 and IPv6: its link comes up with whichever
+# the switch hears first, and the other family's address is its peer_alt.
+peer_re="peer 5054007ffe99000$other [0-9a-f.:]+"
 check "host$other's switch is a peer, up" wait_for 20 grep -Eq "$peer_re up" $sw
+check "its IPv4 address is bound" wait_for 20 grep -Eq \
+	"^peer(_alt)? 5054007ffe99000$other 10\\.99\\.0\\.$other( |\$)" $sw
 barrier peers
 
 # Directed-route SMPs cross hosts: through our switch (hop 1), out of the
