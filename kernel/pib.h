@@ -271,6 +271,8 @@ enum pib_stat {
 	PIB_STAT_INJECTED_DROPS,	/* dropped by an injected fault */
 	PIB_STAT_INJECTED_FAULTS,	/* duplicated, corrupted, delayed, NAK'd */
 	PIB_STAT_STRICT_REPORTS,	/* mistakes strict mode reported */
+	PIB_STAT_ODP_RESP_FAULTS,	/* requests RNR NAK'd for ODP faults */
+	PIB_STAT_ODP_REQ_FAULTS,	/* requester waits for ODP faults */
 	PIB_NUM_STATS
 };
 
@@ -667,6 +669,52 @@ struct pib_mr_pin {
 	unsigned int page_off;
 };
 
+/*
+ * Not an IB_ACCESS_* flag (those below bit 30): pib_mr_check() is to see
+ * that an ODP MR's pages are there.
+ */
+#define PIB_ACCESS_RESIDENT	BIT(30)
+
+/**
+ * struct pib_odp - the on-demand paging of a user MR (pib_odp.c)
+ * @umem: the RDMA core's ODP umem: its notifier and its faults
+ * @mr: the MR
+ * @lock: @pages, the wanted and the failed range
+ * @pages: per page of @umem, its struct page with PIB_ODP_PRESENT (and
+ *	PIB_ODP_WRITABLE) in the low bits, or 0: what the data path may
+ *	touch. Set under umem_mutex and @lock, read under @lock alone.
+ * @npages: entries of @pages
+ * @work: faults the wanted range in
+ * @want_lo: the first byte (user address) the data path asked for
+ * @want_hi: the end of that range (@want_lo if none)
+ * @want_ahead: the end of what is faulted in with it, if it can be
+ * @want_write: a write asked for it
+ * @failed_lo: the first byte of the last range that could not be faulted
+ * @failed_hi: its end
+ * @failed_at: when, in jiffies
+ * @faults: faults done
+ * @fault_errors: faults that failed
+ * @invalidations: invalidations that took pages away
+ */
+struct pib_odp {
+	struct ib_umem_odp *umem;
+	struct pib_mr *mr;
+	spinlock_t lock;	/* the page table and the ranges */
+	unsigned long *pages;
+	unsigned long npages;
+	struct work_struct work;
+	u64 want_lo;
+	u64 want_hi;
+	u64 want_ahead;
+	bool want_write;
+	u64 failed_lo;
+	u64 failed_hi;
+	unsigned long failed_at;
+	atomic64_t faults;
+	atomic64_t fault_errors;
+	atomic64_t invalidations;
+};
+
 /**
  * struct pib_mr - a memory region
  * @ibmr: the RDMA core's MR
@@ -681,7 +729,8 @@ struct pib_mr_pin {
  * @users: references: 1 for the table, 1 per access in progress
  * @unused: completed when the last access after deregistration ends
  * @rcu: the lookup runs under RCU
- * @pin: PIB_MR_USER: the pinned memory
+ * @pin: PIB_MR_USER: the pinned memory (none with @odp)
+ * @odp: PIB_MR_USER with IB_ACCESS_ON_DEMAND: its pages, not pinned
  * @fast: PIB_MR_FAST: kernel addresses of its pages (ibmr.page_size each)
  * @max_fast: PIB_MR_FAST: entries @fast has room for
  * @nfast: PIB_MR_FAST: entries map_mr_sg filled
@@ -708,6 +757,7 @@ struct pib_mr {
 	struct completion unused;
 	struct rcu_head rcu;
 	struct pib_mr_pin pin;
+	struct pib_odp *odp;
 	u64 *fast;
 	u32 max_fast;
 	u32 nfast;
@@ -892,10 +942,15 @@ struct pib_sq {
  *	oldest WQE not completed: it sends nothing until the RNR timer the
  *	NAK named (IBA Table 45) fires, and no retransmit timeout runs
  *	meanwhile (the one timer is the RNR timer)
+ * @PIB_REQ_ODP_WAIT: the pages of an ODP MR of its own that a packet
+ *	needs are being faulted in (pib_odp.c): it sends nothing until its
+ *	timer fires after PIB_ODP_WAIT_US, then (if a response could not be
+ *	placed) goes back to the oldest WQE not completed, and tries again
  */
 enum pib_req_state {
 	PIB_REQ_SENDING,
 	PIB_REQ_RNR_WAIT,
+	PIB_REQ_ODP_WAIT,
 };
 
 /**
@@ -933,7 +988,8 @@ enum pib_comp_state {
  *	is not raised yet
  * @drained_pending: IB_EVENT_SQ_DRAINED is to be raised
  * @mig_pending: IB_EVENT_PATH_MIG is to be raised
- * @timer: retransmit and RNR timer
+ * @odp_rewind: in PIB_REQ_ODP_WAIT, a response was dropped: go back
+ * @timer: retransmit, RNR and ODP wait timer
  */
 struct pib_req {
 	u32 cur;
@@ -952,6 +1008,7 @@ struct pib_req {
 	bool sqd_notify;
 	bool drained_pending;
 	bool mig_pending;
+	bool odp_rewind;
 	struct timer_list timer;
 };
 
@@ -1539,6 +1596,17 @@ int pib_mr_invalidate(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 int pib_mr_fast_reg(struct ib_mr *ibmr, struct ib_pd *pd, u32 key,
 		    int access);
 
+/* pib_odp.c: on-demand paging */
+int pib_odp_reg(struct pib_dev *dev, struct pib_mr *mr, u64 start,
+		u64 length, int access);
+void pib_odp_release(struct pib_mr *mr);
+int pib_odp_copy(struct pib_odp *odp, u64 off, void *buf, u32 len,
+		 bool to_mr);
+int pib_odp_check(struct pib_odp *odp, u64 off, u32 len);
+int pib_advise_mr(struct ib_pd *pd, enum ib_uverbs_advise_mr_advice advice,
+		  u32 flags, struct ib_sge *sg_list, u32 num_sge,
+		  struct uverbs_attr_bundle *attrs);
+
 /* pib_mw.c: memory windows */
 int pib_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int pib_dealloc_mw(struct ib_mw *ibmw);
@@ -1617,6 +1685,7 @@ void pib_rq_cqe(struct pib_qp *qp, const struct pib_cqe *cqe, bool solicited);
 void pib_qp_flush(struct pib_qp *qp);
 void pib_qp_notify_cqs(struct pib_qp *qp);
 void pib_req_arm_timer(struct pib_qp *qp);
+void pib_req_odp_wait(struct pib_qp *qp, bool rewind);
 void pib_req_timer(struct timer_list *t);
 void pib_comp_rcv(struct pib_qp *qp, const struct pib_pkt *pkt, const u8 *buf);
 

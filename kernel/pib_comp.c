@@ -19,6 +19,11 @@
  * starts over from the QP's timeout.
  */
 #define PIB_MAX_BACKOFF_MS	4000
+/*
+ * A requester whose own ODP memory is being faulted in tries again after
+ * this long (a jiffy at least): about what a fault of a few pages takes.
+ */
+#define PIB_ODP_WAIT_US		1000
 /* rnr_retry 7: retry forever. */
 #define PIB_RNR_INFINITE	7
 
@@ -275,6 +280,16 @@ static unsigned long pib_req_timeout(struct pib_qp *qp)
 	return min(t << tries, cap);
 }
 
+/*
+ * Does the requester wait for its timer to send again (an RNR NAK, an ODP
+ * fault)? Then the timer is that wait's, not the retransmit timeout.
+ */
+static bool pib_req_waiting(struct pib_qp *qp)
+{
+	return qp->req.state == PIB_REQ_RNR_WAIT ||
+	       qp->req.state == PIB_REQ_ODP_WAIT;
+}
+
 /**
  * pib_req_arm_timer() - start the retransmit timer unless it runs
  * @qp: the QP, its lock held
@@ -283,9 +298,28 @@ void pib_req_arm_timer(struct pib_qp *qp)
 {
 	unsigned long t = pib_req_timeout(qp);
 
-	if (t && qp->req.state != PIB_REQ_RNR_WAIT &&
-	    !timer_pending(&qp->req.timer))
+	if (t && !pib_req_waiting(qp) && !timer_pending(&qp->req.timer))
 		mod_timer(&qp->req.timer, jiffies + t);
+}
+
+/**
+ * pib_req_odp_wait() - the QP's own ODP memory is being faulted in: send
+ *	nothing for a while (PIB_REQ_ODP_WAIT)
+ * @qp: the QP, its lock held
+ * @rewind: a response could not be placed and was dropped: go back to the
+ *	oldest WQE not completed when the wait ends
+ *
+ * Neither retry count is spent: the fault either brings the pages in or
+ * fails, and then the next access fails the WQE (pib_odp.c).
+ */
+void pib_req_odp_wait(struct pib_qp *qp, bool rewind)
+{
+	pib_stat_inc(qp->ibqp.device, PIB_STAT_ODP_REQ_FAULTS);
+	qp->req.odp_rewind |= rewind;
+	if (qp->req.state == PIB_REQ_ODP_WAIT)
+		return;
+	pib_req_set_state(qp, PIB_REQ_ODP_WAIT);
+	mod_timer(&qp->req.timer, jiffies + usecs_to_jiffies(PIB_ODP_WAIT_US));
 }
 
 /*
@@ -359,12 +393,12 @@ static void pib_comp_progress(struct pib_qp *qp)
 	 * timer fires: with nothing outstanding meanwhile, that timer must
 	 * run on, or the requester waits for it for ever.
 	 */
-	if (req->state == PIB_REQ_RNR_WAIT)
+	if (pib_req_waiting(qp))
 		return;
 	t = pib_req_timeout(qp);	/* (no backoff any more) */
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);
-	else if (t && req->state != PIB_REQ_RNR_WAIT)
+	else if (t)
 		mod_timer(&req->timer, jiffies + t);
 }
 
@@ -533,7 +567,7 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	struct pib_send_wqe *wqe;
 	struct pib_swqe *st;
 	bool last;
-	int d;
+	int d, err;
 
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
 	cons = qp->sq.ring.cons;
@@ -549,6 +583,9 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	if (wqe->opcode != PIB_WR_RDMA_READ || st->resp_done)
 		return;
 	d = pib_psn_diff(psn, st->first_psn + st->resp_off / qp->mtu);
+	/* (one was dropped for an ODP fault: the wait ends by asking again) */
+	if (d > 0 && qp->req.state == PIB_REQ_ODP_WAIT)
+		return;
 	if (d > 0) {
 		/* Responses were lost: ask again, once until the gap closes. */
 		if (qp->req.comp_state != PIB_COMP_READ_GAP) {
@@ -560,9 +597,14 @@ static void pib_comp_read(struct pib_qp *qp, const struct pib_pkt *pkt,
 	}
 	if (d < 0 || !pib_comp_read_fits(qp, st, pkt))
 		return;
-	if (pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge,
-			 st->resp_off, (void *)(buf + pkt->payload_off),
-			 pkt->payload_len, true)) {
+	err = pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge,
+			   st->resp_off, (void *)(buf + pkt->payload_off),
+			   pkt->payload_len, true);
+	if (err == -EAGAIN) {
+		pib_req_odp_wait(qp, true);
+		return;
+	}
+	if (err) {
 		pib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -594,6 +636,7 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	struct pib_send_wqe *wqe;
 	struct pib_swqe *st;
 	u64 orig;
+	int err;
 
 	pib_comp_ack_to(qp, (psn - 1) & PIB_PSN_MASK);
 	cons = qp->sq.ring.cons;
@@ -606,8 +649,14 @@ static void pib_comp_atomic(struct pib_qp *qp, const struct pib_pkt *pkt,
 	    st->first_psn != psn || st->resp_done)
 		return;
 	orig = pib_atmack_orig(pib_pkt_ext(buf, pkt, PIB_EXT_ATOMICACKETH));
-	if (pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge, 0,
-			 &orig, sizeof(orig), true)) {
+	err = pib_sge_copy(dev, qp->ibqp.pd, PIB_WQE_SGE(wqe), wqe->num_sge, 0,
+			   &orig, sizeof(orig), true);
+	if (err == -EAGAIN) {
+		/* The responder answers the atomic again from its resource. */
+		pib_req_odp_wait(qp, true);
+		return;
+	}
+	if (err) {
 		pib_comp_fail(qp, IB_WC_LOC_PROT_ERR);
 		return;
 	}
@@ -697,7 +746,11 @@ void pib_req_timer(struct timer_list *t)
 	if (qp->state != IB_QPS_RTS && qp->state != IB_QPS_SQD)
 		goto out;
 	kick = true;
-	if (qp->req.state == PIB_REQ_RNR_WAIT) {
+	if (qp->req.state == PIB_REQ_ODP_WAIT && qp->req.odp_rewind) {
+		qp->req.odp_rewind = false;
+		pib_req_rewind(qp);
+	}
+	if (pib_req_waiting(qp)) {
 		pib_req_set_state(qp, PIB_REQ_SENDING);
 	} else if (pib_req_outstanding(qp)) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_TIMEOUTS);

@@ -13,10 +13,12 @@
 #ifndef PIB_COMPAT_H
 #define PIB_COMPAT_H
 
+#include <linux/hmm.h>
 #include <linux/timer.h>
 #include <linux/version.h>
 #include <net/udp_tunnel.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -200,6 +202,60 @@ static inline int pib_compat_resize_cq(struct ib_cq *ibcq, int cqe,
 #define PIB_OP_RESIZE_CQ	.resize_cq = pib_compat_resize_cq
 #else
 #define PIB_OP_RESIZE_CQ	.resize_user_cq = pib_resize_cq
+#endif
+
+/*
+ * On-demand paging (pib_odp.c): the access mask a fault asks for, and the
+ * page a mapped entry of an ODP umem holds (NULL if none; its umem_mutex
+ * held). Linux 6.16 keeps the entries in an hmm_dma_map with HMM's flags,
+ * before that in pfn_list and dma_list with ODP_*_ALLOWED_BIT.
+ */
+#if PIB_LINUX_BEFORE(6, 16, 0)
+static inline u64 pib_odp_access_mask(bool write)
+{
+	return ODP_READ_ALLOWED_BIT | (write ? ODP_WRITE_ALLOWED_BIT : 0);
+}
+
+static inline struct page *pib_odp_mapped_page(struct ib_umem_odp *umem,
+					       unsigned long i, bool *write)
+{
+	dma_addr_t dma = umem->dma_list[i];
+
+	if (!dma)
+		return NULL;
+	*write = dma & ODP_WRITE_ALLOWED_BIT;
+	return hmm_pfn_to_page(umem->pfn_list[i]);
+}
+#else
+static inline u64 pib_odp_access_mask(bool write)
+{
+	return write ? HMM_PFN_WRITE : 0;
+}
+
+static inline struct page *pib_odp_mapped_page(struct ib_umem_odp *umem,
+					       unsigned long i, bool *write)
+{
+	unsigned long pfn = umem->map.pfn_list[i];
+
+	if (!(pfn & HMM_PFN_VALID))
+		return NULL;
+	*write = pfn & HMM_PFN_WRITE;
+	return hmm_pfn_to_page(pfn);
+}
+#endif
+
+/*
+ * What ODP MRs of RC and XRC QPs do (pib_verbs.c): Linux 6.16 has bits for
+ * FLUSH and ATOMIC WRITE too.
+ */
+#define PIB_ODP_RC_CAPS_BASE	(IB_ODP_SUPPORT_SEND | IB_ODP_SUPPORT_RECV | \
+				 IB_ODP_SUPPORT_WRITE | IB_ODP_SUPPORT_READ | \
+				 IB_ODP_SUPPORT_ATOMIC | IB_ODP_SUPPORT_SRQ_RECV)
+#if PIB_LINUX_BEFORE(6, 16, 0)
+#define PIB_ODP_RC_CAPS		PIB_ODP_RC_CAPS_BASE
+#else
+#define PIB_ODP_RC_CAPS		(PIB_ODP_RC_CAPS_BASE | IB_ODP_SUPPORT_FLUSH | \
+				 IB_ODP_SUPPORT_ATOMIC_WRITE)
 #endif
 
 #endif /* PIB_COMPAT_H */

@@ -134,6 +134,7 @@ void pib_mr_free(struct pib_dev *dev, struct pib_mr *mr)
 void pib_mr_release(struct pib_dev *dev, struct pib_mr *mr)
 {
 	pib_mr_unpin(&mr->pin);
+	pib_odp_release(mr);
 	kfree(mr->fast);
 	kfree_rcu(mr, rcu);
 	atomic_dec(&dev->mr_count);
@@ -218,18 +219,34 @@ static int pib_mr_pin(struct pib_dev *dev, struct pib_mr_pin *pin, u64 start,
 /*
  * May a user MR have @access? Optional flags (relaxed ordering) change
  * nothing; a FLUSH to global visibility is a barrier (pib_resp.c), but pib
- * has no persistent memory to flush to.
+ * has no persistent memory to flush to. On-demand paging is pib_odp.c's.
  */
 static int pib_mr_user_access(struct pib_dev *dev, int access, const char *verb)
 {
 	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
 		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
 		       IB_ACCESS_MW_BIND | IB_ACCESS_FLUSH_GLOBAL |
-		       IB_ACCESS_OPTIONAL))
+		       IB_ACCESS_ON_DEMAND | IB_ACCESS_OPTIONAL))
 		return pib_refuse(&dev->ibdev, -EOPNOTSUPP,
-				  "%s: access 0x%x (pib has local write, remote write, read, atomic, MW bind and flush to global visibility)",
+				  "%s: access 0x%x (pib has local write, remote write, read, atomic, MW bind, flush to global visibility and on-demand paging)",
 				  verb, access);
 	return 0;
+}
+
+/*
+ * The memory of a new user MR: pinned, or on demand (not implicit: an MR
+ * of the whole address space has no range to register).
+ */
+static int pib_mr_user_mem(struct pib_dev *dev, struct pib_mr *mr, u64 start,
+			   u64 length, int access)
+{
+	if (!(access & IB_ACCESS_ON_DEMAND))
+		return pib_mr_pin(dev, &mr->pin, start, length, access, "reg_mr");
+	if (!length || length > PIB_MAX_MSG * 2ULL)
+		return pib_refuse(&dev->ibdev, length == U64_MAX ? -EOPNOTSUPP : -EINVAL,
+				  "reg_mr: ODP length %llu (1 to %llu; no implicit ODP)",
+				  length, PIB_MAX_MSG * 2ULL);
+	return pib_odp_reg(dev, mr, start, length, access);
 }
 
 /**
@@ -265,7 +282,7 @@ struct ib_mr *pib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = pib_mr_alloc(dev, ibpd, PIB_MR_USER, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	err = pib_mr_pin(dev, &mr->pin, start, length, access, "reg_mr");
+	err = pib_mr_user_mem(dev, mr, start, length, access);
 	if (err) {
 		pib_mr_free(dev, mr);
 		return ERR_PTR(err);
@@ -340,11 +357,15 @@ struct ib_mr *pib_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct pib_dev *dev = to_pib_dev(ibmr->device);
 	struct pib_mr *mr = to_pib_mr(ibmr);
 	struct pib_mr_pin pin = {};
-	int err;
+	int err = 0;
 
 	if (mr->type != PIB_MR_USER)
 		return ERR_PTR(pib_refuse(&dev->ibdev, -EINVAL,
 					  "rereg_mr: not a user MR"));
+	if (mr->odp || (flags & IB_MR_REREG_ACCESS &&
+			access & IB_ACCESS_ON_DEMAND))
+		return ERR_PTR(pib_refuse(&dev->ibdev, -EOPNOTSUPP,
+					  "rereg_mr: on-demand paging"));
 	if (flags & IB_MR_REREG_ACCESS) {
 		err = pib_mr_user_access(dev, access, "rereg_mr");
 		if (err)
@@ -579,19 +600,24 @@ static struct pib_mr *pib_mr_get_mem(struct pib_dev *dev, struct ib_pd *pd,
  * @qp: the QP that accesses it (a type 2 window's R_Key is its QP's)
  * @va: the address
  * @len: bytes
- * @access: IB_ACCESS_* needed
+ * @access: IB_ACCESS_* needed; with PIB_ACCESS_RESIDENT, the pages of an
+ *	ODP MR must be there for reading too (pib_odp_check())
  *
- * Return: 0, or -EACCES.
+ * Return: 0, -EACCES, or for PIB_ACCESS_RESIDENT -EAGAIN or -EFAULT.
  */
 int pib_mr_check(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		 const struct pib_qp *qp, u64 va, u32 len, int access)
 {
-	struct pib_mr *mr = pib_mr_get_mem(dev, pd, key, qp, &va, len, access);
+	struct pib_mr *mr = pib_mr_get_mem(dev, pd, key, qp, &va, len,
+					   access & ~PIB_ACCESS_RESIDENT);
+	int err = 0;
 
 	if (!mr)
 		return -EACCES;
+	if (access & PIB_ACCESS_RESIDENT && mr->odp)
+		err = pib_odp_check(mr->odp, va - mr->ibmr.iova, len);
 	pib_mr_put(mr);
-	return 0;
+	return err;
 }
 
 /**
@@ -661,7 +687,9 @@ static u32 pib_mr_copy_fast(struct pib_mr *mr, u64 off, void *buf, u32 len,
  * @access: IB_ACCESS_* the access needs (0 to read with an L_Key)
  * @to_mr: copy @buf into the MR, else the MR into @buf
  *
- * Return: 0, or -EACCES if the key, PD, access or bounds do not allow it.
+ * Return: 0, or -EACCES if the key, PD, access or bounds do not allow it;
+ * for an ODP MR, -EAGAIN while its pages are faulted in, -EFAULT if they
+ * cannot be (pib_odp_copy()).
  */
 int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		const struct pib_qp *qp, u64 va, void *buf, u32 len, int access,
@@ -669,6 +697,7 @@ int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 {
 	struct pib_mr *mr;
 	u64 off;
+	int err;
 	u32 n;
 
 	if (!len)
@@ -682,6 +711,11 @@ int pib_mr_copy(struct pib_dev *dev, struct ib_pd *pd, u32 key,
 		return 0;
 	}
 	off = va - mr->ibmr.iova;
+	if (mr->odp) {
+		err = pib_odp_copy(mr->odp, off, buf, len, to_mr);
+		pib_mr_put(mr);
+		return err;
+	}
 	for (; len; len -= n, off += n, buf += n) {
 		if (mr->type == PIB_MR_USER)
 			n = pib_mr_copy_user(mr, off + mr->pin.page_off, buf, len,

@@ -346,6 +346,7 @@ void pib_qp_kick(struct pib_qp *qp)
 static const char * const pib_req_state_names[] = {
 	[PIB_REQ_SENDING] = "sending",
 	[PIB_REQ_RNR_WAIT] = "rnr_wait",
+	[PIB_REQ_ODP_WAIT] = "odp_wait",
 };
 
 static const char * const pib_comp_state_names[] = {

@@ -542,8 +542,9 @@ static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 }
 
 /*
- * Build the next packet of the WQE at req.cur: NULL if out of memory. A
- * READ goes as requests of at most PIB_READ_CHUNK packets of response
+ * Build the next packet of the WQE at req.cur: NULL if out of memory, an
+ * ERR_PTR() if its data cannot be gathered (-EAGAIN: ODP pages are being
+ * faulted in). A READ goes as requests of at most PIB_READ_CHUNK packets of response
  * each, so that the window bounds the responses in flight too. *psns is
  * set to the PSNs the packet takes (a READ request: its responses').
  */
@@ -569,6 +570,7 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	struct sk_buff *skb;
 	u32 ext_len;
 	u8 *ext;
+	int err;
 
 	*last = req->offset + (rd ? chunk : n) >= st->len ||
 		(r->flags & (PIB_WRF_ATOMIC | PIB_WRF_FLUSH));
@@ -583,9 +585,10 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	if (!skb)
 		return NULL;
 	pib_req_ext(qp, wqe, rd ? req->offset : 0, chunk, bth.opcode, ext);
-	if (pib_req_gather(qp, wqe, req->offset, ext + ext_len, n)) {
+	err = pib_req_gather(qp, wqe, req->offset, ext + ext_len, n);
+	if (err) {
 		kfree_skb(skb);
-		return ERR_PTR(-EACCES);
+		return ERR_PTR(err);
 	}
 	pib_pkt_finish(skb);
 	req->offset += rd ? chunk : n;
@@ -693,6 +696,10 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			continue;
 		}
 		skb = pib_req_packet(qp, wqe, st, &last, &psns);
+		if (PTR_ERR_OR_ZERO(skb) == -EAGAIN) {
+			pib_req_odp_wait(qp, false);
+			return false;
+		}
 		if (IS_ERR(skb)) {
 			pib_sq_complete_error(qp, IB_WC_LOC_PROT_ERR);
 			return false;

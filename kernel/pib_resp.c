@@ -191,6 +191,20 @@ static void pib_resp_complete(struct pib_qp *qp, const struct pib_pkt *pkt,
 	pib_rq_cqe(qp, &cqe, pkt->bth.se);
 }
 
+/*
+ * The packet needs pages of an ODP MR that are being faulted in
+ * (pib_odp.c), and was not executed: an RC requester sends it again after
+ * an RNR NAK, as to a ConnectX; a UC message is lost, as with a PSN gap.
+ * The responder stays as it found it, but a FIRST packet starts nothing.
+ */
+static enum pib_resp_verdict pib_resp_odp_miss(struct pib_qp *qp, u32 f)
+{
+	if (!pib_qp_rc(qp) || f & PIB_OPF_FIRST)
+		pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
+	pib_stat_inc(qp->ibqp.device, PIB_STAT_ODP_RESP_FAULTS);
+	return pib_qp_rc(qp) ? PIB_RESP_RNR : PIB_RESP_DROP;
+}
+
 /* A SEND packet: its payload into the receive WQE. */
 static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 					   const struct pib_pkt *pkt,
@@ -211,6 +225,8 @@ static enum pib_resp_verdict pib_resp_send(struct pib_qp *qp,
 	err = pib_sge_copy(dev, pib_resp_pd(qp), wqe->sge, wqe->num_sge,
 			   resp->offset, (void *)(buf + pkt->payload_off),
 			   pkt->payload_len, true);
+	if (err == -EAGAIN)
+		return pib_resp_odp_miss(qp, f);
 	if (err) {
 		status = err == -EMSGSIZE ? IB_WC_LOC_LEN_ERR : IB_WC_LOC_PROT_ERR;
 		if (status == IB_WC_LOC_LEN_ERR && unlikely(pib_strict(dev)))
@@ -241,6 +257,7 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 	struct pib_resp *resp = &qp->resp;
 	const struct pib_reth *reth;
 	u32 n = pkt->payload_len;
+	int err;
 
 	if (f & PIB_OPF_FIRST) {
 		if (!(qp->access & IB_ACCESS_REMOTE_WRITE))
@@ -264,9 +281,12 @@ static enum pib_resp_verdict pib_resp_write(struct pib_qp *qp,
 			pib_resp_set_msg_state(qp, PIB_RESP_MSG_NONE);
 		return pib_qp_rc(qp) ? PIB_RESP_RNR : PIB_RESP_DROP;
 	}
-	if (n && pib_mr_copy(dev, pib_resp_pd(qp), resp->rkey, qp, resp->va,
-			     (void *)(buf + pkt->payload_off), n,
-			     IB_ACCESS_REMOTE_WRITE, true)) {
+	err = n ? pib_mr_copy(dev, pib_resp_pd(qp), resp->rkey, qp, resp->va,
+			      (void *)(buf + pkt->payload_off), n,
+			      IB_ACCESS_REMOTE_WRITE, true) : 0;
+	if (err == -EAGAIN)
+		return pib_resp_odp_miss(qp, f);
+	if (err) {
 		if (unlikely(pib_strict(dev)))
 			pib_strict_rkey(qp, resp->rkey);
 		return PIB_RESP_NAK_ACCESS;
@@ -292,13 +312,17 @@ static enum pib_resp_verdict pib_resp_read(struct pib_qp *qp,
 	u64 va = pib_reth_va(reth);
 	u32 rkey = pib_reth_rkey(reth), len = pib_reth_len(reth);
 	struct pib_rd_res *res;
+	int err;
 
 	if (!(qp->access & IB_ACCESS_REMOTE_READ))
 		return PIB_RESP_NAK_ACCESS;
 	if (len > PIB_MAX_MSG)
 		return PIB_RESP_NAK_INVALID;
-	if (len && pib_mr_check(dev, pib_resp_pd(qp), rkey, qp, va, len,
-				IB_ACCESS_REMOTE_READ)) {
+	err = len ? pib_mr_check(dev, pib_resp_pd(qp), rkey, qp, va, len,
+				 IB_ACCESS_REMOTE_READ | PIB_ACCESS_RESIDENT) : 0;
+	if (err == -EAGAIN)
+		return pib_resp_odp_miss(qp, PIB_OPF_FIRST);
+	if (err) {
 		if (unlikely(pib_strict(dev)))
 			pib_strict_rkey(qp, rkey);
 		return PIB_RESP_NAK_ACCESS;
@@ -332,6 +356,8 @@ static enum pib_resp_verdict pib_resp_atomic(struct pib_qp *qp,
 	err = pib_mr_atomic(dev, pib_resp_pd(qp), pib_atmeth_rkey(eth), qp,
 			    pib_atmeth_va(eth), cas, cas ? cmp : swap_add,
 			    swap_add, &orig);
+	if (err == -EAGAIN)
+		return pib_resp_odp_miss(qp, PIB_OPF_FIRST);
 	if (err == -EACCES && unlikely(pib_strict(dev)))
 		pib_strict_rkey(qp, pib_atmeth_rkey(eth));
 	if (err)
@@ -406,6 +432,8 @@ static enum pib_resp_verdict pib_resp_atomic_write(struct pib_qp *qp,
 	memcpy(&val, buf + pkt->payload_off, sizeof(val));
 	err = pib_mr_atomic_write(dev, pib_resp_pd(qp), rkey, qp,
 				  pib_reth_va(reth), val);
+	if (err == -EAGAIN)
+		return pib_resp_odp_miss(qp, PIB_OPF_FIRST);
 	if (err == -EACCES && unlikely(pib_strict(dev)))
 		pib_strict_rkey(qp, rkey);
 	if (err)
@@ -712,9 +740,13 @@ static struct ib_pd *pib_resp_res_pd(struct pib_qp *qp,
 	return srq ? srq->ibsrq.pd : NULL;
 }
 
-/* The next packet of a READ response; false if the memory went away. */
-static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
-				 struct sk_buff_head *q)
+/*
+ * The next packet of a READ response. Return: 0 (also when out of memory:
+ * the QP's work tries again), -EAGAIN if an ODP page is being faulted in,
+ * or another error if the memory went away.
+ */
+static int pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
+				struct sk_buff_head *q)
 {
 	struct pib_dev *dev = to_pib_dev(qp->ibqp.device);
 	u32 n = min(res->len - res->sent, qp->mtu);
@@ -736,7 +768,7 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 
 	skb = pib_pkt_new(qp, &qp->av, &bth, ext_len, n, &ext);
 	if (!skb)
-		return true;
+		return 0;
 	if (ext_hdrs & PIB_EXT_AETH)
 		pib_aeth_set(pib_ext_at(ext, ext_hdrs, PIB_EXT_AETH),
 			     PIB_AETH_SYN_ACK, qp->resp.msn);
@@ -748,7 +780,7 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 	rcu_read_unlock();
 	if (err) {
 		kfree_skb(skb);
-		return false;
+		return err;
 	}
 	pib_pkt_finish(skb);
 	__skb_queue_tail(q, skb);
@@ -757,7 +789,7 @@ static bool pib_resp_read_packet(struct pib_qp *qp, struct pib_rd_res *res,
 		res->done = true;
 		qp->resp.res_tail++;
 	}
-	return true;
+	return 0;
 }
 
 /**
@@ -776,6 +808,7 @@ bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 {
 	struct pib_resp *resp = &qp->resp;
 	struct pib_rd_res *res;
+	int err;
 
 	if (!pib_qp_rc(qp) || !pib_resp_ready(qp))
 		return false;
@@ -783,12 +816,25 @@ bool pib_resp_send_due(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 		res = &resp->res[resp->res_tail % resp->num_res];
 		if (res->done) {
 			resp->res_tail++;
-		} else if (pib_opcodes[res->opcode].flags & PIB_OPF_ATOMIC) {
+			continue;
+		}
+		if (pib_opcodes[res->opcode].flags & PIB_OPF_ATOMIC) {
 			pib_resp_ack(qp, q, res->psn, PIB_AETH_SYN_ACK,
 				     &res->orig);
 			res->done = true;
 			resp->res_tail++;
-		} else if (!pib_resp_read_packet(qp, res, q)) {
+			continue;
+		}
+		err = pib_resp_read_packet(qp, res, q);
+		if (err == -EAGAIN) {
+			/*
+			 * An ODP page went away since the request came: the
+			 * rest is lost, and the requester asks for it again
+			 * (pib_resp_duplicate()) once it is faulted in.
+			 */
+			res->done = true;
+			resp->res_tail++;
+		} else if (err) {
 			pib_resp_ack(qp, q, res->psn, PIB_RESP_NAK_ACCESS, NULL);
 			pib_qp_error(qp);
 			return false;

@@ -69,7 +69,16 @@ static int pib_query_device(struct ib_device *ibdev,
 				 IB_DEVICE_ATOMIC_WRITE |
 				 IB_DEVICE_XRC |
 				 IB_DEVICE_AUTO_PATH_MIG;
-	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG | IBK_ON_DEMAND_PAGING;
+	/*
+	 * Explicit ODP MRs (pib_odp.c). A fault at the responder costs an
+	 * RC request an RNR NAK, and a UC or UD one its message.
+	 */
+	attr->odp_caps.general_caps = IB_ODP_SUPPORT;
+	attr->odp_caps.per_transport_caps.rc_odp_caps = PIB_ODP_RC_CAPS;
+	attr->odp_caps.per_transport_caps.uc_odp_caps = IB_ODP_SUPPORT_SEND;
+	attr->odp_caps.per_transport_caps.ud_odp_caps = IB_ODP_SUPPORT_SEND;
+	attr->odp_caps.per_transport_caps.xrc_odp_caps = PIB_ODP_RC_CAPS;
 	return 0;
 }
 
@@ -355,6 +364,8 @@ static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_INJECTED_DROPS].name = "injected_drops",
 	[PIB_STAT_INJECTED_FAULTS].name = "injected_faults",
 	[PIB_STAT_STRICT_REPORTS].name = "strict_reports",
+	[PIB_STAT_ODP_RESP_FAULTS].name = "odp_responder_faults",
+	[PIB_STAT_ODP_REQ_FAULTS].name = "odp_requester_faults",
 };
 
 static struct rdma_hw_stats *pib_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -409,6 +420,7 @@ const struct ib_device_ops pib_dev_ops = {
 	.device_group = &pib_dev_attr_group,
 
 	.alloc_hw_port_stats = pib_alloc_hw_port_stats,
+	.advise_mr = pib_advise_mr,
 	.alloc_mr = pib_alloc_mr,
 	.alloc_mw = pib_alloc_mw,
 	.alloc_pd = pib_alloc_pd,

@@ -97,6 +97,7 @@ static void pib_free_context(struct ibv_context *ibctx)
 static const struct verbs_context_ops pib_ctx_ops = {
 	.alloc_mw = pib_alloc_mw,
 	.alloc_parent_domain = pib_alloc_parent_domain,
+	.advise_mr = pib_advise_mr,
 	.alloc_pd = pib_alloc_pd,
 	.alloc_td = pib_alloc_td,
 	.attach_mcast = pib_attach_mcast,

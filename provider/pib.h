@@ -213,6 +213,8 @@ void pib_unimport_pd(struct ibv_pd *ibpd);
 bool pib_pd_single_threaded(struct ibv_pd *ibpd);
 
 /* pib_mr.c */
+int pib_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		  uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			  uint64_t hca_va, int access);
 int pib_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,

@@ -3,6 +3,8 @@
  * Memory regions and windows: the kernel pins and keeps them, the provider
  * only asks (binds go through the SQ: pib_qp.c, pib_wqe.c). An imported
  * MR (ibv_import_mr) is another context's, shared through its uverbs file.
+ * An ODP MR (IBV_ACCESS_ON_DEMAND) is the kernel's too: it faults pages in
+ * as the data path needs them, or when ibv_advise_mr() asks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -30,6 +32,13 @@ struct ibv_mr *pib_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+/* Prefetch ranges of ODP MRs: the kernel does it (pib_odp.c). */
+int pib_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		  uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	return ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
 }
 
 /*

@@ -194,6 +194,28 @@ bool pib_strict_rd_atomic(struct pib_qp *qp, bool dup)
 	return false;
 }
 
+/* No ODP here (pib_odp.c needs the MM): no MR gets an ODP umem. */
+int pib_odp_reg(struct pib_dev *dev, struct pib_mr *mr, u64 start,
+		u64 length, int access)
+{
+	return -EOPNOTSUPP;
+}
+
+void pib_odp_release(struct pib_mr *mr)
+{
+}
+
+int pib_odp_copy(struct pib_odp *odp, u64 off, void *buf, u32 len,
+		 bool to_mr)
+{
+	abort();
+}
+
+int pib_odp_check(struct pib_odp *odp, u64 off, u32 len)
+{
+	abort();
+}
+
 static void fuzz_dev_tx_work(struct work_struct *work)
 {
 	fuzz_dev_tx(container_of(work, struct pib_dev, tx_work));

@@ -30,6 +30,15 @@
 # drop"), host2's QP migrates to it once its retries run out and host1's
 # follows, each with one PATH_MIG event, every SEND still arriving intact
 # and in order; and a consumer's modify to MIGRATED migrates at once.
+# pib-odp, on the clean LAN and the bad one: On-Demand Paging, every MR
+# registered with IBV_ACCESS_ON_DEMAND over fresh pages that nothing touched
+# (nor the registration): SENDs of 1 to 12388 bytes, WRITEs, READs and
+# atomics fault their pages in on either host (host1 RNR NAKs meanwhile)
+# and land byte-exact; after host1 drops its RDMA region (MADV_DONTNEED),
+# host2's next WRITE is in the new zero-filled pages, and a READ into pages
+# host2 dropped lands in its new ones; ibv_advise_mr prefetches a whole MR
+# (and refuses an L_Key of no MR); a WRITE into a page host1 unmapped from
+# an MR fails with a remote access error.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -37,6 +46,7 @@ tool=$PIB_BUILD/tools/pib-integrity
 memops=$PIB_BUILD/tools/pib-memops
 xrc=$PIB_BUILD/tools/pib-xrc
 apm=$PIB_BUILD/tools/pib-apm
+odp=$PIB_BUILD/tools/pib-odp
 # The QPs' local ACK timeout: the tool's 2^14 * 4.096 us (pib makes it at
 # least 200 ms), or about 1 s on a slow kernel (make test-debug), whose
 # guests stall for seconds at a time: pib doubles it per retry up to 4 s,
@@ -103,6 +113,11 @@ apm() {
 	fi
 }
 
+# odp NAME ROUNDS: a pib-odp run.
+odp() {
+	pair "$1" "$odp" "-n $2 -t $(tf 300)" -n "$2" -t "$(tf 300)"
+}
+
 # netem on pib's UDP port only: the tool's TCP exchange stays clean.
 pib_netem() {
 	tc qdisc replace dev eth0 parent 1:3 handle 30: netem "$@"
@@ -118,6 +133,7 @@ server_opts="--mw 1" integrity "type 1 memory windows" -n 100 -s 100000 \
 memops "ATOMIC WRITE and rereg" 20
 xrc "XRC across two processes" 40
 apm "automatic path migration" 20
+odp "ODP: faults, invalidation, prefetch" 20
 pib_port_qdisc
 check "netem: loss, duplicates, reordering, corruption" \
 	pib_netem delay 2ms loss 2% duplicate 2% reorder 10% 50% corrupt 1%
@@ -129,6 +145,7 @@ server_opts="--mw 2" integrity "bad LAN, type 2 memory windows" -n 100 \
 	grep -q "memory windows of type 2 bound" "$PIB_RESULTS/bad LAN, type 2 memory windows.server"
 memops "bad LAN, ATOMIC WRITE and rereg" 20
 xrc "bad LAN, XRC across two processes" 20
+odp "bad LAN, ODP" 10
 check "LAN cut for pib" pib_netem loss 100%
 # host2's requester under pib's tracepoints (through tracefs): timeouts
 # and retransmits until the retries run out, the failed WQE's completion

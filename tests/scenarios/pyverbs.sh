@@ -97,6 +97,18 @@ for t in test_device.DeviceTest.test_query_device \
 	test_parent_domain.ParentDomainTrafficTest.test_mem_align_ud_traffic \
 	test_parent_domain.ParentDomainTrafficTest.test_mem_align_srq_excq_rc_traffic \
 	test_shared_pd.SharedPDTestCase.test_imported_rc_ex_rdma_write \
+	test_odp.OdpTestCase.test_odp_rc_traffic \
+	test_odp.OdpTestCase.test_odp_rc_mixed_mr \
+	test_odp.OdpTestCase.test_odp_rc_atomic_cmp_and_swp \
+	test_odp.OdpTestCase.test_odp_rc_atomic_fetch_and_add \
+	test_odp.OdpTestCase.test_odp_rc_rdma_read \
+	test_odp.OdpTestCase.test_odp_rc_rdma_write \
+	test_odp.OdpTestCase.test_odp_ud_traffic \
+	test_odp.OdpTestCase.test_odp_xrc_traffic \
+	test_odp.OdpTestCase.test_odp_sync_prefetch_rc_traffic \
+	test_odp.OdpTestCase.test_odp_async_prefetch_rc_traffic \
+	test_odp.OdpTestCase.test_odp_prefetch_sync_no_page_fault_rc_traffic \
+	test_odp.OdpTestCase.test_odp_prefetch_async_no_page_fault_rc_traffic \
 	test_addr.AHTest.test_create_ah; do
 	expect_eq "$t" "$(result "$t")" ok
 done

@@ -138,6 +138,10 @@ static inline void *ERR_PTR(long err) { return (void *)err; }
 static inline long PTR_ERR(const void *p) { return (long)p; }
 static inline bool IS_ERR(const void *p) { return IS_ERR_VALUE(p); }
 static inline void *ERR_CAST(const void *p) { return (void *)p; }
+static inline int PTR_ERR_OR_ZERO(const void *p)
+{
+	return IS_ERR(p) ? (int)PTR_ERR(p) : 0;
+}
 
 /* Failures a kernel would report (BUG, WARN, lockdep): abort. */
 void kshim_fail(const char *what, const char *file, int line)
@@ -616,6 +620,22 @@ static inline size_t ib_umem_num_pages(struct ib_umem *umem)
 	return umem->sgt_append.sgt.npages;
 }
 
+/*
+ * On-demand paging: what pib_compat.h names. pib_odp.c is not built here;
+ * fuzz_world.c refuses ODP registrations, so no MR has an ODP umem.
+ */
+typedef u64 dma_addr_t;
+struct mutex;
+struct ib_umem_odp {
+	struct ib_umem umem;
+	unsigned long *pfn_list;
+	dma_addr_t *dma_list;
+	void *private;
+};
+#define ODP_READ_ALLOWED_BIT		(1 << 0ULL)
+#define ODP_WRITE_ALLOWED_BIT		(1 << 1ULL)
+#define hmm_pfn_to_page(pfn)		((struct page *)(uintptr_t)(pfn))
+
 /* Management datagrams (IBA 13.4) */
 #define IB_MGMT_BASE_VERSION			1
 #define IB_MGMT_CLASS_SUBN_LID_ROUTED		0x01
@@ -926,6 +946,7 @@ enum ib_access_flags {
 	IB_ACCESS_REMOTE_READ = IB_UVERBS_ACCESS_REMOTE_READ,
 	IB_ACCESS_REMOTE_ATOMIC = IB_UVERBS_ACCESS_REMOTE_ATOMIC,
 	IB_ACCESS_MW_BIND = IB_UVERBS_ACCESS_MW_BIND,
+	IB_ACCESS_ON_DEMAND = IB_UVERBS_ACCESS_ON_DEMAND,
 	IB_ZERO_BASED = IB_UVERBS_ACCESS_ZERO_BASED,
 	IB_ACCESS_OPTIONAL = IB_UVERBS_ACCESS_OPTIONAL_RANGE,
 };
