@@ -4,7 +4,8 @@
 # timeout: 1800
 # The data path across the LAN, under opensm: ibv_*_pingpong with their
 # data checks, and perftest for every transport and operation (sizes from
-# 1 byte up with -a, several QPs, bidirectional), unmodified.
+# 1 byte up with -a, several QPs, bidirectional, on-demand paging),
+# unmodified.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -12,9 +13,17 @@ pib_install
 pib_fabric_up
 PAIR_DEV=pibeth0
 verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+# On-demand paging: perftest's buffers registered with
+# IBV_ACCESS_ON_DEMAND, faulted in by pib as the first messages need them.
+pair_run send_bw_odp 120 ib_send_bw --odp -n 100 -s 65536 -F
+pair_run write_bw_odp 120 ib_write_bw --odp -n 100 -s 65536 -F
+pair_run read_bw_odp 120 ib_read_bw --odp -n 100 -s 65536 -F
 # iproute2 6.x (Debian 13 on) prints one counter per line: join them.
 stats=$(rdma statistic show link pibeth0/1 | tr -s ' \n' ' ')
 expect_match "rdma statistic shows the transport's counters" "$stats" \
 	'retransmit_timeouts [0-9]+ .*read_response_gaps [0-9]+'
+# (host1 answers the WRITEs and READs)
+[ "$PIB_HOST" = 1 ] && expect_match "its ODP faults answered with RNR NAKs" \
+	"$stats" 'odp_responder_faults [1-9]'
 cat /sys/kernel/debug/pib/eth0
 pib_done
