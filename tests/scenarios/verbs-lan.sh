@@ -4,7 +4,7 @@
 # timeout: 1800
 # The data path across the LAN, under opensm: ibv_*_pingpong with their
 # data checks, and perftest for every transport and operation (sizes from
-# 1 byte up with -a, several QPs, bidirectional, on-demand paging),
+# 1 byte up with -a, several QPs, bidirectional, XRC, on-demand paging),
 # unmodified.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
@@ -13,6 +13,9 @@ pib_install
 pib_fabric_up
 PAIR_DEV=pibeth0
 verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+# XRC: perftest's XRC domain, SRQs and INI/TGT QPs.
+pair_run send_bw_xrc 120 ib_send_bw -c XRC -n 100 -F
+pair_run read_bw_xrc 120 ib_read_bw -c XRC -n 100 -F
 # On-demand paging: perftest's buffers registered with
 # IBV_ACCESS_ON_DEMAND, faulted in by pib as the first messages need them.
 pair_run send_bw_odp 120 ib_send_bw --odp -n 100 -s 65536 -F
