@@ -544,9 +544,10 @@ static u8 pib_req_opcode(struct pib_qp *qp, const struct pib_wr_rule *r,
 /*
  * Build the next packet of the WQE at req.cur: NULL if out of memory, an
  * ERR_PTR() if its data cannot be gathered (-EAGAIN: ODP pages are being
- * faulted in). A READ goes as requests of at most PIB_READ_CHUNK packets of response
- * each, so that the window bounds the responses in flight too. *psns is
- * set to the PSNs the packet takes (a READ request: its responses').
+ * faulted in). A READ goes as requests of at most PIB_READ_CHUNK packets
+ * of response each, so that the window bounds the responses in flight
+ * too. *psns is set to the PSNs the packet takes (a READ request: its
+ * responses').
  */
 static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 				      struct pib_send_wqe *wqe,
