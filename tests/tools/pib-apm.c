@@ -43,20 +43,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include "tool.h"
 
 #define PROG		"pib-apm"
 #define SLOTS		16	/* receives posted on a QP, SENDs in a batch */
@@ -83,7 +77,6 @@ struct peer {
 
 static const char *dev_name, *host;
 static int port = 18518, msgs = 20, seconds = 300, sock = -1;
-static double deadline;
 static int dropping;		/* the client's device loses SL 0 packets */
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -96,35 +89,6 @@ static struct ibv_qp *qps[2];
 static int migs[2];
 static double mig_at[2];
 static uint32_t sent, received;	/* messages of this side, either way */
-
-static int inject(const char *cmd);
-
-static void die(const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 1, 2)));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (dropping) {
-		dropping = 0;
-		inject(UNCUT);	/* (best effort) */
-	}
-	printf(PROG ": FAILED: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Byte @j of message @i. */
 static uint8_t pat(uint32_t i, uint32_t j)
@@ -157,103 +121,6 @@ static const char *mig_name(enum ibv_mig_state s)
 {
 	return s == IBV_MIG_MIGRATED ? "MIGRATED" : s == IBV_MIG_REARM ?
 	       "REARM" : s == IBV_MIG_ARMED ? "ARMED" : "unknown";
-}
-
-/* ------------------------------------------------------------------ TCP */
-
-/* Bound the socket's next blocking call by what is left of the deadline. */
-static void bound(int fd)
-{
-	double left = deadline - now();
-	struct timeval tv;
-
-	if (left <= 0)
-		die("the deadline passed");
-	tv.tv_sec = (time_t)left;
-	tv.tv_usec = (suseconds_t)((left - tv.tv_sec) * 1e6);
-	if (!tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1;		/* (0 would be no bound at all) */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-static void tcp_io(void *buf, size_t len, int out)
-{
-	uint8_t *p = buf;
-	ssize_t n;
-
-	while (len) {
-		bound(sock);
-		n = out ? send(sock, p, len, MSG_NOSIGNAL) : recv(sock, p, len, 0);
-		if (n <= 0)
-			die("the TCP connection: %s", !n ? "closed" :
-			    errno == EAGAIN ? "nothing by the deadline" :
-			    strerror(errno));
-		p += n;
-		len -= n;
-	}
-}
-
-/* One step's byte: send it, or receive it and see it is @want. */
-static void say(char c)
-{
-	tcp_io(&c, 1, 1);
-}
-
-static void expect(char want, const char *what)
-{
-	char c;
-
-	tcp_io(&c, 1, 0);
-	if (c != want)
-		die("%s: the peer said '%c'", what, c);
-}
-
-static void tcp_listen(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, l;
-
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-		die("listening on TCP port %d: %s", port, strerror(errno));
-	bound(l);
-	sock = accept(l, NULL, NULL);
-	if (sock < 0)
-		die("no client within %d s: %s", seconds, strerror(errno));
-	close(l);
-}
-
-static void tcp_connect(void)
-{
-	struct addrinfo hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	char service[16];
-	int one = 1;
-
-	if (!host) {
-		tcp_listen();
-	} else {
-		snprintf(service, sizeof(service), "%d", port);
-		if (getaddrinfo(host, service, &hint, &ai))
-			die("cannot resolve %s", host);
-		while (sock < 0 && now() < deadline) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (sock >= 0)
-				bound(sock);
-			if (sock >= 0 && !connect(sock, ai->ai_addr, ai->ai_addrlen))
-				break;
-			if (sock >= 0)
-				close(sock);
-			sock = -1;
-			usleep(200000);
-		}
-		freeaddrinfo(ai);
-		if (sock < 0)
-			die("cannot connect to %s port %d", host, port);
-	}
-	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
 /* --------------------------------------------------------------- inject */
@@ -292,6 +159,15 @@ static void cut(int on)
 		dropping = 0;
 		die("writing \"%s\" to /sys/kernel/debug/pib/%s/inject: %s",
 		    cmd, dev_name, strerror(err));
+	}
+}
+
+/* On a failure (die()): the loss ended, if on (best effort). */
+static void uncut(void)
+{
+	if (dropping) {
+		dropping = 0;
+		inject(UNCUT);
 	}
 }
 
@@ -376,17 +252,10 @@ static void wait_mig(int i, const char *what)
 
 static void open_dev(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_device_attr da;
-	int i, fl;
+	int fl;
 
-	for (i = 0; list && list[i]; i++)
-		if (!ctx && !strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("no device %s", dev_name);
+	ctx = dev_open(dev_name);
 	if (ibv_query_device(ctx, &da))
 		die("ibv_query_device: %s", strerror(errno));
 	if (!(da.device_cap_flags & IBV_DEVICE_AUTO_PATH_MIG))
@@ -405,15 +274,6 @@ static void open_dev(void)
 	mr = ibv_reg_mr(pd, mem, MEMSZ, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
-}
-
-static uint16_t lid(void)
-{
-	struct ibv_port_attr pa;
-
-	if (ibv_query_port(ctx, 1, &pa))
-		die("ibv_query_port: %s", strerror(errno));
-	return pa.lid;
 }
 
 static void qp_create(int i)
@@ -553,9 +413,9 @@ static void pair_up(int i)
 
 	qp_create(i);
 	me.qpn = qps[i]->qp_num;
-	me.lid = lid();
-	tcp_io(&me, sizeof(me), 1);
-	tcp_io(&p, sizeof(p), 0);
+	me.lid = port_lid(ctx);
+	io(sock, &me, sizeof(me), 1);
+	io(sock, &p, sizeof(p), 0);
 	if (!i) {
 		peer_lid = p.lid;
 		if (!host)
@@ -568,8 +428,8 @@ static void pair_up(int i)
 		post_recv(i * SLOTS + s);
 	/* (before the peer may send: a MigReq would migrate the QP) */
 	check_path(i, IBV_MIG_ARMED, "armed");
-	say('c');
-	expect('c', "connecting the QPs");
+	say(sock, 'c');
+	expect(sock, 'c', "connecting the QPs");
 }
 
 /* ------------------------------------------------------------- messages */
@@ -685,10 +545,10 @@ static void exchange(int p, int sending, uint32_t n, const char *what)
 		k = n - r < SLOTS ? n - r : SLOTS;
 		if (sending) {
 			send_batch(p, k, what);
-			expect('B', what);
+			expect(sock, 'B', what);
 		} else {
 			take(p, k, what);
-			say('B');
+			say(sock, 'B');
 		}
 	}
 }
@@ -699,12 +559,12 @@ static void client_failure(void)
 {
 	double t0, t;
 
-	expect('P', "the server's check of its path");
+	expect(sock, 'P', "the server's check of its path");
 	still_armed(0, "primary");
 	cut(1);
 	printf("failure: %s written: %s loses what it sends on SL 0\n", CUT,
 	       dev_name);
-	say('f');
+	say(sock, 'f');
 	t0 = now();
 	exchange(0, 1, msgs, "failure: SENDs with the primary path lost");
 	t = now() - t0;
@@ -712,14 +572,14 @@ static void client_failure(void)
 	printf("failure: %d SENDs completed in %.2f s, QP %#x migrated after %.2f s\n",
 	       msgs, t, qps[0]->qp_num, mig_at[0] - t0);
 	check_path(0, IBV_MIG_MIGRATED, "failure");
-	expect('M', "the server's migration");
+	expect(sock, 'M', "the server's migration");
 }
 
 static void client_after(void)
 {
 	cut(0);
 	printf("after: %s written\n", UNCUT);
-	say('a');
+	say(sock, 'a');
 	exchange(0, 1, msgs, "after: SENDs on the migrated path");
 	exchange(0, 0, msgs, "after: the server's SENDs on its migrated path");
 	check_path(0, IBV_MIG_MIGRATED, "after");
@@ -732,13 +592,13 @@ static void client_consumer(void)
 		.qp_state = IBV_QPS_RTS, .path_mig_state = IBV_MIG_MIGRATED,
 	};
 
-	say('q');
+	say(sock, 'q');
 	pair_up(1);
 	modify(1, &a, IBV_QP_STATE | IBV_QP_PATH_MIG_STATE, "RTS, MIGRATED");
 	check_path(1, IBV_MIG_MIGRATED, "consumer");
 	wait_mig(1, "consumer");
 	exchange(1, 1, CONSUMER_MSGS, "consumer: SENDs after the migration");
-	expect('M', "the server's migration of its second QP");
+	expect(sock, 'M', "the server's migration of its second QP");
 	printf("consumer: QP %#x migrated by modify_qp, %d SENDs then arrived\n",
 	       qps[1]->qp_num, CONSUMER_MSGS);
 }
@@ -751,7 +611,7 @@ static void client(void)
 	client_failure();
 	client_after();
 	client_consumer();
-	say('d');
+	say(sock, 'd');
 }
 
 /* --------------------------------------------------------------- server */
@@ -762,28 +622,28 @@ static void server(void)
 	exchange(0, 0, msgs, "primary: messages");
 	printf("primary: %d messages in order and intact\n", msgs);
 	still_armed(0, "primary");
-	say('P');
-	expect('f', "the primary path's failure");
+	say(sock, 'P');
+	expect(sock, 'f', "the primary path's failure");
 	exchange(0, 0, msgs, "failure: messages");
 	wait_mig(0, "failure");
 	check_path(0, IBV_MIG_MIGRATED, "failure");
 	printf("failure: %d messages more in order and intact, QP %#x migrated\n",
 	       msgs, qps[0]->qp_num);
-	say('M');
-	expect('a', "the end of the loss");
+	say(sock, 'M');
+	expect(sock, 'a', "the end of the loss");
 	exchange(0, 0, msgs, "after: messages on the migrated path");
 	exchange(0, 1, msgs, "after: SENDs on the migrated path");
 	check_path(0, IBV_MIG_MIGRATED, "after");
 	printf("after: %d messages each way on the migrated paths\n", msgs);
-	expect('q', "the second pair of QPs");
+	expect(sock, 'q', "the second pair of QPs");
 	pair_up(1);
 	exchange(1, 0, CONSUMER_MSGS, "consumer: messages");
 	wait_mig(1, "consumer");
 	check_path(1, IBV_MIG_MIGRATED, "consumer");
 	printf("consumer: %d messages in order and intact, QP %#x migrated on the client's MigReq\n",
 	       CONSUMER_MSGS, qps[1]->qp_num);
-	say('M');
-	expect('d', "the end");
+	say(sock, 'M');
+	expect(sock, 'd', "the end");
 }
 
 /* ----------------------------------------------------------------- main */
@@ -843,9 +703,10 @@ int main(int argc, char **argv)
 {
 	options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	deadline = now() + seconds;
+	begin(PROG, seconds);
+	at_die = uncut;
 	open_dev();
-	tcp_connect();
+	sock = tcp_connect(host, port);
 	if (host)
 		client();
 	else

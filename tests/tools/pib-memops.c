@@ -26,22 +26,16 @@
  * "pib-memops: FAILED: <reason>"; the exit status 0 or 1 (2: bad usage).
  * Nothing waits past -t seconds (default 300).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include "tool.h"
 
 #define PROG		"pib-memops"
 #define WORDS		64
@@ -60,7 +54,6 @@ struct peer {
 
 static const char *dev_name, *host;
 static int port = 18516, rounds = 20, seconds = 300, sock = -1;
-static double deadline;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -68,26 +61,6 @@ static struct ibv_cq_ex *cqx;
 static struct ibv_qp *qp;
 static struct ibv_mr *mr;
 static uint8_t *mem, *other;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(PROG ": FAILED: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Wall-clock time in ns, as completion stamps have it. */
 static uint64_t wall_ns(void)
@@ -102,76 +75,6 @@ static uint64_t wall_ns(void)
 static uint64_t word(uint32_t r, uint32_t i)
 {
 	return (r + 1) * 0x9e3779b97f4a7c15ull ^ i;
-}
-
-/* ------------------------------------------------------------------ TCP */
-
-static void tcp_io(void *buf, size_t len, int out)
-{
-	uint8_t *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = out ? send(sock, p, len, MSG_NOSIGNAL) : recv(sock, p, len, 0);
-		if (n <= 0)
-			die("the TCP connection: %s", n ? strerror(errno) : "closed");
-		p += n;
-		len -= n;
-	}
-}
-
-/* One step's byte: send it, or receive it and see it is @want. */
-static void say(char c)
-{
-	tcp_io(&c, 1, 1);
-}
-
-static void expect(char want, const char *what)
-{
-	char c;
-
-	tcp_io(&c, 1, 0);
-	if (c != want)
-		die("%s: the peer said '%c'", what, c);
-}
-
-static void tcp_connect(void)
-{
-	struct timeval tv = { .tv_sec = seconds };
-	struct addrinfo hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct addrinfo *ai;
-	char service[16];
-	int one = 1, l;
-
-	if (!host) {
-		l = socket(AF_INET, SOCK_STREAM, 0);
-		if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-		    setsockopt(l, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-		    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-			die("listening on TCP port %d: %s", port, strerror(errno));
-		sock = accept(l, NULL, NULL);
-		if (sock < 0)
-			die("no client within %d s: %s", seconds, strerror(errno));
-		close(l);
-	} else {
-		snprintf(service, sizeof(service), "%d", port);
-		if (getaddrinfo(host, service, &hint, &ai))
-			die("cannot resolve %s", host);
-		while (sock < 0 && now() < deadline) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (!connect(sock, ai->ai_addr, ai->ai_addrlen))
-				break;
-			close(sock);
-			sock = -1;
-			usleep(200000);
-		}
-		freeaddrinfo(ai);
-		if (sock < 0)
-			die("cannot connect to %s port %d", host, port);
-	}
-	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
 /* ---------------------------------------------------------------- verbs */
@@ -322,13 +225,13 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 				die("round %u: word %u read back %#llx, not %#llx",
 				    r, i, (unsigned long long)got[i],
 				    (unsigned long long)word(r, i));
-		say('a');
-		expect('A', "the server's memory after ATOMIC WRITEs");
+		say(sock, 'a');
+		expect(sock, 'A', "the server's memory after ATOMIC WRITEs");
 	}
 	printf("atomic: %u rounds of %d ATOMIC WRITEs read back and found, completions stamped in order\n",
 	       p->rounds, WORDS);
-	say('r');
-	tcp_io(&p->addr, sizeof(p->addr), 0);
+	say(sock, 'r');
+	io(sock, &p->addr, sizeof(p->addr), 0);
 	memset(got, 0x5a, AREA);
 	post_rdma(1, p, 8, lmr, AREA);
 	wait_wcs(1, IBV_WC_SUCCESS, "WRITE to the reregistered MR");
@@ -339,16 +242,16 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 		if (got[i] != 0x5a5a5a5a5a5a5a5aull)
 			die("word %u of the reregistered MR read back %#llx", i,
 			    (unsigned long long)got[i]);
-	say('w');
-	expect('W', "the server's memory after its rereg");
+	say(sock, 'w');
+	expect(sock, 'W', "the server's memory after its rereg");
 	printf("rereg: the same R_Key wrote the new memory, not the old\n");
-	say('n');
-	expect('N', "the server's rereg without remote write");
+	say(sock, 'n');
+	expect(sock, 'N', "the server's rereg without remote write");
 	memset(got, 0xee, 8);
 	post_rdma(1, p, 8, lmr, 8);
 	wait_wcs(1, IBV_WC_REM_ACCESS_ERR, "WRITE without remote write");
 	printf("noaccess: a WRITE then fails with a remote access error\n");
-	say('d');
+	say(sock, 'd');
 }
 
 /* --------------------------------------------------------------- server */
@@ -373,31 +276,31 @@ static void server(uint32_t n)
 	uint32_t r, i;
 
 	for (r = 0; r < n; r++) {
-		expect('a', "ATOMIC WRITE round");
+		expect(sock, 'a', "ATOMIC WRITE round");
 		check_words(mem, 0, r, "after ATOMIC WRITEs");
-		say('A');
+		say(sock, 'A');
 	}
 	printf("atomic: %u rounds of %d words found in memory\n", n, WORDS);
-	expect('r', "rereg");
+	expect(sock, 'r', "rereg");
 	memset(other, 0, REGION);
 	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, other,
 			 REGION, 0))
 		die("ibv_rereg_mr to other memory: %s", strerror(errno));
 	addr = (uintptr_t)other;
-	tcp_io(&addr, sizeof(addr), 1);
-	expect('w', "WRITE to the reregistered MR");
+	io(sock, &addr, sizeof(addr), 1);
+	expect(sock, 'w', "WRITE to the reregistered MR");
 	for (i = 8; i < 8 + AREA; i++)
 		if (other[i] != 0x5a)
 			die("byte %u of the new memory is %#x", i, other[i]);
 	check_words(mem, 0, n - 1, "the old memory after rereg");
-	say('W');
+	say(sock, 'W');
 	printf("rereg: the new memory has the client's bytes, the old is as it was\n");
-	expect('n', "rereg without remote write");
+	expect(sock, 'n', "rereg without remote write");
 	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			 IBV_ACCESS_LOCAL_WRITE))
 		die("ibv_rereg_mr without remote write: %s", strerror(errno));
-	say('N');
-	expect('d', "the end");
+	say(sock, 'N');
+	expect(sock, 'd', "the end");
 	if (other[8] != 0x5a)
 		die("a WRITE without remote write changed memory");
 	printf("noaccess: the refused WRITE changed nothing\n");
@@ -440,21 +343,13 @@ static void options(int argc, char **argv)
 
 static void open_dev(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	if (!ctx)
-		die("no device %s", dev_name);
-	ibv_free_device_list(list);
 	struct ibv_cq_init_attr_ex ca = {
 		.cqe = 4 * WORDS,
 		.wc_flags = IBV_WC_STANDARD_FLAGS |
 			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	};
 
+	ctx = dev_open(dev_name);
 	pd = ibv_alloc_pd(ctx);
 	cqx = ibv_create_cq_ex(ctx, &ca);
 	if (!pd || !cqx)
@@ -464,13 +359,12 @@ static void open_dev(void)
 
 int main(int argc, char **argv)
 {
-	struct ibv_port_attr pa;
 	struct peer me = { 0 }, peer;
 	struct ibv_mr *lmr = NULL;
 
 	options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	deadline = now() + seconds;
+	begin(PROG, seconds);
 	open_dev();
 	mem = aligned_alloc(REGION, REGION);
 	other = aligned_alloc(REGION, REGION);
@@ -482,20 +376,18 @@ int main(int argc, char **argv)
 	if (!mr)
 		die("ibv_reg_mr: %s", strerror(errno));
 	qp_create();
-	if (ibv_query_port(ctx, 1, &pa))
-		die("ibv_query_port: %s", strerror(errno));
 	me.qpn = qp->qp_num;
-	me.lid = pa.lid;
+	me.lid = port_lid(ctx);
 	me.addr = (uintptr_t)mem;
 	me.rkey = mr->rkey;
 	me.rounds = rounds;
-	tcp_connect();
-	tcp_io(&me, sizeof(me), 1);
-	tcp_io(&peer, sizeof(peer), 0);
+	sock = tcp_connect(host, port);
+	io(sock, &me, sizeof(me), 1);
+	io(sock, &peer, sizeof(peer), 0);
 	qp_connect(&peer);
 	/* Both QPs are ready to receive before either sends. */
-	say('c');
-	expect('c', "connecting the QPs");
+	say(sock, 'c');
+	expect(sock, 'c', "connecting the QPs");
 	if (host) {
 		/* (the server's round count: the client's own is in its frame) */
 		peer.rounds = rounds;

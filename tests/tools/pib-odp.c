@@ -61,12 +61,8 @@
  * Nothing waits past -t seconds (default 300; a verb call that does not
  * return is cut off a second later).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -74,11 +70,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include "tool.h"
 
 #define PROG		"pib-odp"
 #define PAGE		4096
@@ -145,7 +140,6 @@ enum { C_SEND_CASE, C_RDMA_CASE, C_ATOMIC_CASE, C_INVAL_CASE, NCASE };
 
 static const char *dev_name, *host;
 static int port = 18519, rounds = 20, seconds = 300, sock = -1;
-static double deadline;
 static double spent[NCASE], first[NCASE];
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -155,29 +149,6 @@ static struct ibv_qp *qp;
 static struct region recvs, rdma, pf, holed, cli;
 static uint64_t posted, done;
 static struct peer peer;
-
-static void die(const char *fmt, ...)
-	__attribute__((noreturn, format(printf, 1, 2)));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(PROG ": FAILED: ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
 
 /* Byte @i of pattern @kind (a message's number, or K_*) of round @r. */
 static uint8_t pat(uint32_t r, uint32_t kind, uint32_t i)
@@ -234,103 +205,6 @@ static void took(int c, uint32_t r, double t0)
 	spent[c] += t;
 	if (!r)
 		first[c] = t;
-}
-
-/* ------------------------------------------------------------------ TCP */
-
-/* Bound the socket's next blocking call by what is left of the deadline. */
-static void bound(int fd)
-{
-	double left = deadline - now();
-	struct timeval tv;
-
-	if (left <= 0)
-		die("the deadline passed");
-	tv.tv_sec = (time_t)left;
-	tv.tv_usec = (suseconds_t)((left - tv.tv_sec) * 1e6);
-	if (!tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1;		/* (0 would be no bound at all) */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-static void tcp_io(void *buf, size_t len, int out)
-{
-	uint8_t *p = buf;
-	ssize_t n;
-
-	while (len) {
-		bound(sock);
-		n = out ? send(sock, p, len, MSG_NOSIGNAL) : recv(sock, p, len, 0);
-		if (n <= 0)
-			die("the TCP connection: %s", !n ? "closed" :
-			    errno == EAGAIN ? "nothing by the deadline" :
-			    strerror(errno));
-		p += n;
-		len -= n;
-	}
-}
-
-/* One step's byte: send it, or receive it and see it is @want. */
-static void say(char c)
-{
-	tcp_io(&c, 1, 1);
-}
-
-static void expect(char want, const char *what)
-{
-	char c;
-
-	tcp_io(&c, 1, 0);
-	if (c != want)
-		die("%s: the peer said '%c'", what, c);
-}
-
-static void tcp_listen(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, l;
-
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-		die("listening on TCP port %d: %s", port, strerror(errno));
-	bound(l);
-	sock = accept(l, NULL, NULL);
-	if (sock < 0)
-		die("no client within %d s: %s", seconds, strerror(errno));
-	close(l);
-}
-
-static void tcp_connect(void)
-{
-	struct addrinfo hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	char service[16];
-	int one = 1;
-
-	if (!host) {
-		tcp_listen();
-	} else {
-		snprintf(service, sizeof(service), "%d", port);
-		if (getaddrinfo(host, service, &hint, &ai))
-			die("cannot resolve %s", host);
-		while (sock < 0 && now() < deadline) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (sock >= 0)
-				bound(sock);
-			if (sock >= 0 && !connect(sock, ai->ai_addr, ai->ai_addrlen))
-				break;
-			if (sock >= 0)
-				close(sock);
-			sock = -1;
-			usleep(200000);
-		}
-		freeaddrinfo(ai);
-		if (sock < 0)
-			die("cannot connect to %s port %d", host, port);
-	}
-	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
 /* --------------------------------------------------------------- memory */
@@ -433,32 +307,14 @@ static void check_odp(void)
 
 static void open_dev(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
 	if (sysconf(_SC_PAGESIZE) != PAGE)
 		die("the page size is %ld, not %d", sysconf(_SC_PAGESIZE), PAGE);
-	for (i = 0; list && list[i]; i++)
-		if (!ctx && !strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("no device %s", dev_name);
+	ctx = dev_open(dev_name);
 	check_odp();
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, CQE, NULL, NULL, 0);
 	if (!pd || !cq)
 		die("PD and CQ: %s", strerror(errno));
-}
-
-static uint16_t lid(void)
-{
-	struct ibv_port_attr pa;
-
-	if (ibv_query_port(ctx, 1, &pa))
-		die("ibv_query_port: %s", strerror(errno));
-	return pa.lid;
 }
 
 static void qp_create(void)
@@ -530,11 +386,11 @@ static void pair_up(struct peer *mine)
 {
 	mine->qpn = qp->qp_num;
 	mine->psn = (uint32_t)lrand48() & 0xffffff;
-	mine->lid = lid();
+	mine->lid = port_lid(ctx);
 	mine->rounds = rounds;
-	tcp_connect();
-	tcp_io(mine, sizeof(*mine), 1);
-	tcp_io(&peer, sizeof(peer), 0);
+	sock = tcp_connect(host, port);
+	io(sock, mine, sizeof(*mine), 1);
+	io(sock, &peer, sizeof(peer), 0);
 	printf("QP %#x (LID %u, PSN %#x) to QP %#x (LID %u, PSN %#x)\n",
 	       mine->qpn, mine->lid, mine->psn, peer.qpn, peer.lid, peer.psn);
 	qp_connect(mine->psn);
@@ -543,8 +399,8 @@ static void pair_up(struct peer *mine)
 /* Both sides' QPs are connected (the server's receives posted). */
 static void ready(void)
 {
-	say('c');
-	expect('c', "connecting the QPs");
+	say(sock, 'c');
+	expect(sock, 'c', "connecting the QPs");
 }
 
 /* The next completion, waited for no longer than the deadline. */
@@ -654,7 +510,7 @@ static void server_send(uint32_t r, uint32_t n)
 	struct ibv_wc wc;
 	int k;
 
-	expect('s', "send: the client's SENDs");
+	expect(sock, 's', "send: the client's SENDs");
 	for (k = 0; k < NMSG; k++) {
 		poll_wc(&wc, "send: the messages");
 		check_recv(&wc, r, k);
@@ -668,7 +524,7 @@ static void server_send(uint32_t r, uint32_t n)
 		    ibv_wc_status_str(wc.status));
 	if (r + 1 < n)
 		post_recvs(r + 1);
-	say('S');
+	say(sock, 'S');
 	took(C_SEND_CASE, r, t0);
 }
 
@@ -694,24 +550,24 @@ static void server_rdma(uint32_t r)
 {
 	double t0 = now();
 
-	expect('w', "write/read: the client's WRITE");
+	expect(sock, 'w', "write/read: the client's WRITE");
 	check_pages(rdma.mem, WR_PAGES, WR_OFF, WR_LEN, r, K_WRITE,
 		    "write/read: the WRITE's pages");
-	say('W');
+	say(sock, 'W');
 	took(C_RDMA_CASE, r, t0);
 	t0 = now();
-	expect('a', "atomics: the client's atomics");
+	expect(sock, 'a', "atomics: the client's atomics");
 	check_atomic(r);
-	say('A');
+	say(sock, 'A');
 	took(C_ATOMIC_CASE, r, t0);
 	t0 = now();
-	expect('x', "invalidation: the client's go");
+	expect(sock, 'x', "invalidation: the client's go");
 	drop(rdma.mem, rdma.pages, "invalidation: the RDMA region");
-	say('X');
-	expect('i', "invalidation: the client's WRITE");
+	say(sock, 'X');
+	expect(sock, 'i', "invalidation: the client's WRITE");
 	check_pages(rdma.mem, rdma.pages, WR_OFF, WR_LEN, r, K_INVAL,
 		    "invalidation: the dropped RDMA region");
-	say('I');
+	say(sock, 'I');
 	took(C_INVAL_CASE, r, t0);
 }
 
@@ -754,12 +610,12 @@ static void server_prefetch(void)
 		    bad);
 	printf("prefetch: ibv_advise_mr(PREFETCH_WRITE, FLUSH) made %zu of %zu pages resident in %.3f s; with L_Key %#x, no MR's: %s\n",
 	       n, pf.pages, t1, bad, strerror(err));
-	say('F');
+	say(sock, 'F');
 	t0 = now();
-	expect('p', "prefetch: the client's WRITE");
+	expect(sock, 'p', "prefetch: the client's WRITE");
 	check_pages(pf.mem, pf.pages, PF_OFF, PF_LEN, 0, K_PF,
 		    "prefetch: the prefetched MR");
-	say('P');
+	say(sock, 'P');
 	printf("prefetch: the client's WRITE of %d bytes found in the prefetched MR, %.2f s\n",
 	       PF_LEN, now() - t0);
 }
@@ -789,19 +645,19 @@ static void server_errors(void)
 	double t0;
 	char c;
 
-	expect('e', "errors: the client's go");
+	expect(sock, 'e', "errors: the client's go");
 	t0 = now();
 	if (munmap(hole, PAGE))
 		die("errors: munmap of page %d of MR %#x: %s", HOLE,
 		    holed.mr->lkey, strerror(errno));
-	say('E');
-	tcp_io(&c, 1, 0);
+	say(sock, 'E');
+	io(sock, &c, 1, 0);
 	if (c != 'v' && c != 'r')
 		die("errors: the WRITE into the unmapped page: the peer said '%c'",
 		    c);
 	st = qp_state();
 	if (c == 'r' && st != IBV_QPS_ERR) {
-		say('N');
+		say(sock, 'N');
 		die("errors: the client's WRITE into the unmapped page exceeded its retries, but QP %#x is in state %d, not in error: it never refused the WRITE",
 		    qp->qp_num, st);
 	}
@@ -809,7 +665,7 @@ static void server_errors(void)
 		    "errors: the pages before the hole");
 	check_pages(hole + PAGE, holed.pages - HOLE - 1, 0, 0, 0, K_ERR,
 		    "errors: the pages after the hole");
-	say('V');
+	say(sock, 'V');
 	printf("errors: page %d of MR %#x unmapped, the client's WRITE there %s, QP %#x %s, the other %zu pages still zero, %.2f s\n",
 	       HOLE, holed.mr->lkey, c == 'v' ? "refused" :
 	       "refused (the NAK lost)", qp->qp_num,
@@ -869,7 +725,7 @@ static void server(void)
 	case_line(C_INVAL_CASE, "invalidation: %u rounds of the RDMA region dropped and the next WRITE found in its new pages",
 		  n);
 	server_errors();
-	expect('d', "the end");
+	expect(sock, 'd', "the end");
 }
 
 /* --------------------------------------------------------------- client */
@@ -931,8 +787,8 @@ static void client_send(uint32_t r)
 		post(&wr, send_buf(k), msg_len(k), "a SEND");
 	}
 	wait_wcs(NMSG, "send: the SENDs");
-	say('s');
-	expect('S', "send: the server's check of the messages");
+	say(sock, 's');
+	expect(sock, 'S', "send: the server's check of the messages");
 	took(C_SEND_CASE, r, t0);
 }
 
@@ -961,8 +817,8 @@ static void client_write_read(uint32_t r)
 	double t0 = now();
 
 	write_region(r, K_WRITE, "write/read: the WRITE");
-	say('w');
-	expect('W', "write/read: the server's check of the WRITE");
+	say(sock, 'w');
+	expect(sock, 'W', "write/read: the server's check of the WRITE");
 	read_back(r, K_WRITE, "write/read: the READ");
 	took(C_RDMA_CASE, r, t0);
 }
@@ -1006,8 +862,8 @@ static void client_atomics(uint32_t r)
 			die("atomics (round %u): the %s returned %#llx, not %#llx",
 			    r + 1, name[i], (unsigned long long)res[i],
 			    (unsigned long long)want[i]);
-	say('a');
-	expect('A', "atomics: the server's check of the word");
+	say(sock, 'a');
+	expect(sock, 'A', "atomics: the server's check of the word");
 	took(C_ATOMIC_CASE, r, t0);
 }
 
@@ -1016,11 +872,11 @@ static void client_invalidation(uint32_t r)
 {
 	double t0 = now();
 
-	say('x');
-	expect('X', "invalidation: the server's drop of its region");
+	say(sock, 'x');
+	expect(sock, 'X', "invalidation: the server's drop of its region");
 	write_region(r, K_INVAL, "invalidation: the WRITE");
-	say('i');
-	expect('I', "invalidation: the server's check of its new pages");
+	say(sock, 'i');
+	expect(sock, 'I', "invalidation: the server's check of its new pages");
 	drop(cli.mem + C_READ * PAGE, WR_PAGES, "invalidation: the READ target");
 	read_back(r, K_INVAL, "invalidation: the READ into dropped pages");
 	took(C_INVAL_CASE, r, t0);
@@ -1032,13 +888,13 @@ static void client_prefetch(void)
 	uint8_t *src = cli.mem + C_SRC * PAGE;
 	double t0;
 
-	expect('F', "prefetch: the server's ibv_advise_mr");
+	expect(sock, 'F', "prefetch: the server's ibv_advise_mr");
 	t0 = now();
 	fill(src, PF_LEN, 0, K_PF);
 	post_rdma(IBV_WR_RDMA_WRITE, src, PF_LEN, MR_PF, PF_OFF);
 	wait_wcs(1, "prefetch: the WRITE");
-	say('p');
-	expect('P', "prefetch: the server's check of the prefetched MR");
+	say(sock, 'p');
+	expect(sock, 'P', "prefetch: the server's check of the prefetched MR");
 	printf("prefetch: a WRITE of %d bytes into the prefetched MR found there, %.2f s\n",
 	       PF_LEN, now() - t0);
 }
@@ -1052,8 +908,8 @@ static void client_errors(void)
 	int lost;
 	char c;
 
-	say('e');
-	expect('E', "errors: the server's munmap");
+	say(sock, 'e');
+	expect(sock, 'E', "errors: the server's munmap");
 	fill(src, ERR_LEN, 0, K_ERR);
 	post_rdma(IBV_WR_RDMA_WRITE, src, ERR_LEN, MR_ERR, ERR_OFF);
 	next_wc(&wc, "errors: the WRITE into the unmapped page");
@@ -1062,8 +918,8 @@ static void client_errors(void)
 		die("errors: the WRITE into the unmapped page: %s, not %s",
 		    ibv_wc_status_str(wc.status),
 		    ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
-	say(lost ? 'r' : 'v');
-	tcp_io(&c, 1, 0);
+	say(sock, lost ? 'r' : 'v');
+	io(sock, &c, 1, 0);
 	if (c == 'N')
 		die("errors: the WRITE into the unmapped page: %s, and the server's QP is not in error: the server never refused it",
 		    ibv_wc_status_str(wc.status));
@@ -1101,7 +957,7 @@ static void client(void)
 	case_line(C_INVAL_CASE, "invalidation: %u rounds of a WRITE into the server's dropped region and a READ into our dropped pages, found intact",
 		  n);
 	client_errors();
-	say('d');
+	say(sock, 'd');
 }
 
 /* ----------------------------------------------------------------- main */
@@ -1182,7 +1038,7 @@ int main(int argc, char **argv)
 {
 	options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	deadline = now() + seconds;
+	begin(PROG, seconds);
 	signal(SIGALRM, on_alarm);
 	alarm(seconds + 1);
 	srand48(time(NULL) ^ getpid());

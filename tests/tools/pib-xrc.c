@@ -46,21 +46,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+#include "tool.h"
 
 #define PROG		"pib-xrc"
 #define SLOTS		16	/* receives on each SRQ, rounds in a batch */
@@ -110,10 +105,9 @@ struct order {
 	uint32_t stage;
 };
 
-static const char *dev_name, *host, *who = "";
+static const char *dev_name, *host;
 static int port = 18517, rounds = 20, seconds = 300, sock = -1, chan = -1;
 static int me;			/* the server process: 0 A, 1 B */
-static double deadline;
 static pid_t child = -1;	/* A's B */
 static char made[32];		/* A's file, until it is unlinked */
 static struct ibv_context *ctx;
@@ -128,30 +122,15 @@ static uint64_t posted, done;
 static uint8_t *mem;
 static struct peer peer;
 
-static void die(const char *fmt, ...)
+/* On a failure (die()): B killed, the domain's file removed. */
+static void undo(void)
 {
-	va_list ap;
-
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 	}
 	if (made[0])
 		unlink(made);
-	printf(PROG ": FAILED: %s", who);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 /* Byte @i of the message of round @r to SRQ @d (0 A, 1 B). */
@@ -193,134 +172,17 @@ static uint8_t *cbuf(int i)
 	return mem + CLI_RDMA + i * REGION;
 }
 
-/* ------------------------------------------------------------ sockets */
-
-/* Bound @fd's next blocking call by what is left of the deadline. */
-static void bound(int fd)
-{
-	double left = deadline - now();
-	struct timeval tv;
-
-	if (left <= 0)
-		die("the deadline passed");
-	tv.tv_sec = (time_t)left;
-	tv.tv_usec = (suseconds_t)((left - tv.tv_sec) * 1e6);
-	if (!tv.tv_sec && !tv.tv_usec)
-		tv.tv_usec = 1;		/* (0 would be no bound at all) */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
-/* @len bytes over @fd (the TCP connection, or A's and B's socket pair). */
-static void io(int fd, void *buf, size_t len, int out)
-{
-	uint8_t *p = buf;
-	ssize_t n;
-
-	while (len) {
-		bound(fd);
-		n = out ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
-		if (n <= 0)
-			die("%s: %s", fd == sock ? "the TCP connection" :
-			    me ? "the socket pair to process A" :
-			    "the socket pair to process B",
-			    !n ? "closed" : errno == EAGAIN ?
-			    "nothing by the deadline" : strerror(errno));
-		p += n;
-		len -= n;
-	}
-}
-
-/* One step's byte: send it, or receive it and see it is @want. */
-static void say(int fd, char c)
-{
-	io(fd, &c, 1, 1);
-}
-
-static void expect(int fd, char want, const char *what)
-{
-	char c;
-
-	io(fd, &c, 1, 0);
-	if (c != want)
-		die("%s: the peer said '%c'", what, c);
-}
-
-static void tcp_listen(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int one = 1, l;
-
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-		die("listening on TCP port %d: %s", port, strerror(errno));
-	bound(l);
-	sock = accept(l, NULL, NULL);
-	if (sock < 0)
-		die("no client within %d s: %s", seconds, strerror(errno));
-	close(l);
-}
-
-static void tcp_connect(void)
-{
-	struct addrinfo hint = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	char service[16];
-	int one = 1;
-
-	if (!host) {
-		tcp_listen();
-	} else {
-		snprintf(service, sizeof(service), "%d", port);
-		if (getaddrinfo(host, service, &hint, &ai))
-			die("cannot resolve %s", host);
-		while (sock < 0 && now() < deadline) {
-			sock = socket(AF_INET, SOCK_STREAM, 0);
-			if (sock >= 0)
-				bound(sock);
-			if (sock >= 0 && !connect(sock, ai->ai_addr, ai->ai_addrlen))
-				break;
-			if (sock >= 0)
-				close(sock);
-			sock = -1;
-			usleep(200000);
-		}
-		freeaddrinfo(ai);
-		if (sock < 0)
-			die("cannot connect to %s port %d", host, port);
-	}
-	setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
 /* ---------------------------------------------------------------- verbs */
 
 static void open_dev(void)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_device_attr da;
-	int i;
 
-	for (i = 0; list && list[i]; i++)
-		if (!ctx && !strcmp(ibv_get_device_name(list[i]), dev_name))
-			ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
-	if (!ctx)
-		die("no device %s", dev_name);
+	ctx = dev_open(dev_name);
 	if (ibv_query_device(ctx, &da))
 		die("ibv_query_device: %s", strerror(errno));
 	if (!(da.device_cap_flags & IBV_DEVICE_XRC))
 		die("%s does not report XRC (IBV_DEVICE_XRC)", dev_name);
-}
-
-static uint16_t lid(void)
-{
-	struct ibv_port_attr pa;
-
-	if (ibv_query_port(ctx, 1, &pa))
-		die("ibv_query_port: %s", strerror(errno));
-	return pa.lid;
 }
 
 /* The XRC domain of the file open as @fd (-1: a new one, of no file). */
@@ -725,11 +587,11 @@ static void process_a(void)
 	printf("A: TGT QP %#x, SRQ %#x; B: SRQ %#x; the other domain's SRQ %#x\n",
 	       tgt_qpn, srqn, h.srqn, fsrqn);
 	mine = (struct peer){
-		.qpn = tgt_qpn, .lid = lid(), .srqn = { srqn, h.srqn },
+		.qpn = tgt_qpn, .lid = port_lid(ctx), .srqn = { srqn, h.srqn },
 		.rkey = { mr->rkey, h.rkey }, .other_srqn = fsrqn,
 		.addr = { (uintptr_t)mem, h.addr },
 	};
-	tcp_connect();
+	sock = tcp_connect(host, port);
 	io(sock, &mine, sizeof(mine), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	qp_connect(tgt, 1, peer.qpn, peer.lid, 0);
@@ -1010,8 +872,8 @@ static void client(void)
 	setup(IBV_ACCESS_LOCAL_WRITE);
 	ini = ini_create();
 	mine.qpn = ini->qp_num;
-	mine.lid = lid();
-	tcp_connect();
+	mine.lid = port_lid(ctx);
+	sock = tcp_connect(host, port);
 	io(sock, &mine, sizeof(mine), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	printf("INI QP %#x to TGT QP %#x: SRQ A %#x, SRQ B %#x, the other domain's SRQ %#x\n",
@@ -1091,7 +953,8 @@ int main(int argc, char **argv)
 
 	options(argc, argv);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	deadline = now() + seconds;
+	begin(PROG, seconds);
+	at_die = undo;
 	if (host) {
 		client();
 		printf(PROG ": OK\n");
@@ -1108,11 +971,13 @@ int main(int argc, char **argv)
 		chan = sv[1];
 		me = 1;
 		who = "process B: ";
+		pair_name = "the socket pair to process A";
 		process_b();
 		return 0;
 	}
 	close(sv[1]);
 	chan = sv[0];
+	pair_name = "the socket pair to process B";
 	process_a();
 	printf(PROG ": OK\n");
 	return 0;
