@@ -30,6 +30,7 @@ enum pib_res_when {
 	PIB_RES_RC,		/* an RC QP */
 	PIB_RES_ADMIN,		/* the requester may see addresses and keys */
 	PIB_RES_FAST_MR,	/* a fast-register MR */
+	PIB_RES_ODP_MR,		/* a user MR with on-demand paging */
 };
 
 /* How a field is written out. */
@@ -383,6 +384,9 @@ static const char * const pib_mr_type_names[] = {
  *	invalidated)
  * @npages: pages a user MR pinned, or a fast-register MR has mapped
  * @max_pages: pages a fast-register MR can map
+ * @odp_faults: faults an ODP MR's work did (pib_odp.c)
+ * @odp_fault_errors: those that failed
+ * @odp_invalidations: invalidations that took its pages away
  */
 struct pib_res_mr {
 	const char *mr_type;
@@ -392,6 +396,9 @@ struct pib_res_mr {
 	u32 valid;
 	u32 npages;
 	u32 max_pages;
+	u32 odp_faults;
+	u32 odp_fault_errors;
+	u32 odp_invalidations;
 };
 
 #define PIB_RES_MR(member, fmt, when) \
@@ -405,7 +412,16 @@ static const struct pib_res_field pib_res_mr_fields[] = {
 	PIB_RES_MR(valid, PIB_RES_U32, PIB_RES_ALWAYS),
 	PIB_RES_MR(npages, PIB_RES_U32, PIB_RES_ALWAYS),
 	PIB_RES_MR(max_pages, PIB_RES_U32, PIB_RES_FAST_MR),
+	PIB_RES_MR(odp_faults, PIB_RES_U32, PIB_RES_ODP_MR),
+	PIB_RES_MR(odp_fault_errors, PIB_RES_U32, PIB_RES_ODP_MR),
+	PIB_RES_MR(odp_invalidations, PIB_RES_U32, PIB_RES_ODP_MR),
 };
+
+/* A counter of an ODP MR, as a u32 that stops at its largest. */
+static u32 pib_res_count(const atomic64_t *c)
+{
+	return min_t(u64, atomic64_read(c), U32_MAX);
+}
 
 /* A snapshot of the MR. Return: the conditions it meets, but ADMIN. */
 static unsigned long pib_res_mr_snap(struct pib_mr *mr, struct pib_res_mr *s)
@@ -418,7 +434,12 @@ static unsigned long pib_res_mr_snap(struct pib_mr *mr, struct pib_res_mr *s)
 	s->access = READ_ONCE(mr->access);
 	s->key = READ_ONCE(mr->key);
 	s->valid = READ_ONCE(mr->valid);
-	if (mr->type == PIB_MR_USER) {
+	if (mr->type == PIB_MR_USER && mr->odp) {
+		when |= BIT(PIB_RES_ODP_MR);	/* (it pins no page) */
+		s->odp_faults = pib_res_count(&mr->odp->faults);
+		s->odp_fault_errors = pib_res_count(&mr->odp->fault_errors);
+		s->odp_invalidations = pib_res_count(&mr->odp->invalidations);
+	} else if (mr->type == PIB_MR_USER) {
 		s->npages = min_t(unsigned long, mr->pin.npages, U32_MAX);
 	} else if (mr->type == PIB_MR_FAST) {
 		when |= BIT(PIB_RES_FAST_MR);

@@ -5,7 +5,7 @@
 # The data path between two devices on one host (lo), under opensm: the
 # same tools as verbs-lan, with packets that never leave the kernel; and
 # what `rdma resource show -dd` says of an ibv_rc_pingpong pair's QPs, CQs
-# and MRs, running and then quiet.
+# and MRs, running and then quiet, and of ib_write_bw's ODP MRs.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -155,8 +155,27 @@ debugfs_ah_srq() {
 	wait $srv 2>/dev/null
 }
 
+# odp_restrack: `rdma res show mr -dd` of ODP MRs while ib_write_bw --odp
+# runs from piblob to pibloa: nothing pinned, the faults that brought the
+# pages in, none failed.
+odp_restrack() {
+	local srv cli st=0
+	timeout 60 ib_write_bw --odp -D 6 -F -d pibloa >/tmp/odp.server 2>&1 &
+	srv=$!
+	sleep 2
+	timeout 60 ib_write_bw --odp -D 6 -F -d piblob localhost >/tmp/odp.client 2>&1 &
+	cli=$!
+	check "res mr -dd: ODP MRs, their faults and invalidations" wait_for 20 sh -c \
+		"rdma res show mr -dd | grep -Eq 'comm ib_write_bw drv_mr_type user .* drv_npages 0 drv_odp_faults [1-9][0-9]* drv_odp_fault_errors 0 drv_odp_invalidations [0-9]+'"
+	rdma res show mr -dd | grep 'comm ib_write_bw'
+	wait $srv || st=$?
+	wait $cli || st=$((st ? st : $?))
+	expect_eq "ib_write_bw --odp between pibloa and piblob" "$st" 0
+}
+
 restrack_check
 debugfs_ah_srq
+odp_restrack
 PAIR_DEV=pibloa PAIR_DEV2=piblob
 verbs_suite "$(ibv_devinfo -d pibloa | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
 pib_done
