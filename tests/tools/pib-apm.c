@@ -42,7 +42,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,8 +74,8 @@ struct peer {
 	uint32_t msgs;		/* the client's -n */
 };
 
-static const char *dev_name, *host;
-static int port = 18518, msgs = 20, seconds = 300, sock = -1;
+static struct tool_opts opt = { .port = 18518, .count = 20, .seconds = 300 };
+static int sock = -1;
 static int dropping;		/* the client's device loses SL 0 packets */
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -134,7 +133,7 @@ static int inject(const char *cmd)
 	int fd, err = 0;
 
 	snprintf(path, sizeof(path), "/sys/kernel/debug/pib/%s/inject",
-		 dev_name);
+		 opt.dev);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return errno;
@@ -158,7 +157,7 @@ static void cut(int on)
 	if (err) {
 		dropping = 0;
 		die("writing \"%s\" to /sys/kernel/debug/pib/%s/inject: %s",
-		    cmd, dev_name, strerror(err));
+		    cmd, opt.dev, strerror(err));
 	}
 }
 
@@ -255,12 +254,12 @@ static void open_dev(void)
 	struct ibv_device_attr da;
 	int fl;
 
-	ctx = dev_open(dev_name);
+	ctx = dev_open(opt.dev);
 	if (ibv_query_device(ctx, &da))
 		die("ibv_query_device: %s", strerror(errno));
 	if (!(da.device_cap_flags & IBV_DEVICE_AUTO_PATH_MIG))
 		die("%s does not report APM (IBV_DEVICE_AUTO_PATH_MIG)",
-		    dev_name);
+		    opt.dev);
 	fl = fcntl(ctx->async_fd, F_GETFL);
 	if (fl < 0 || fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK))
 		die("making the async event fd non-blocking: %s",
@@ -408,7 +407,7 @@ static void still_armed(int i, const char *what)
  */
 static void pair_up(int i)
 {
-	struct peer me = { .msgs = msgs }, p;
+	struct peer me = { .msgs = opt.count }, p;
 	uint64_t s;
 
 	qp_create(i);
@@ -418,8 +417,8 @@ static void pair_up(int i)
 	io(sock, &p, sizeof(p), 0);
 	if (!i) {
 		peer_lid = p.lid;
-		if (!host)
-			msgs = p.msgs;
+		if (!opt.host)
+			opt.count = p.msgs;
 	}
 	printf("pair %d: QP %#x (LID %u) to QP %#x (LID %u)\n", i + 1, me.qpn,
 	       me.lid, p.qpn, peer_lid);
@@ -563,14 +562,14 @@ static void client_failure(void)
 	still_armed(0, "primary");
 	cut(1);
 	printf("failure: %s written: %s loses what it sends on SL 0\n", CUT,
-	       dev_name);
+	       opt.dev);
 	say(sock, 'f');
 	t0 = now();
-	exchange(0, 1, msgs, "failure: SENDs with the primary path lost");
+	exchange(0, 1, opt.count, "failure: SENDs with the primary path lost");
 	t = now() - t0;
 	wait_mig(0, "failure");
 	printf("failure: %d SENDs completed in %.2f s, QP %#x migrated after %.2f s\n",
-	       msgs, t, qps[0]->qp_num, mig_at[0] - t0);
+	       opt.count, t, qps[0]->qp_num, mig_at[0] - t0);
 	check_path(0, IBV_MIG_MIGRATED, "failure");
 	expect(sock, 'M', "the server's migration");
 }
@@ -580,10 +579,11 @@ static void client_after(void)
 	cut(0);
 	printf("after: %s written\n", UNCUT);
 	say(sock, 'a');
-	exchange(0, 1, msgs, "after: SENDs on the migrated path");
-	exchange(0, 0, msgs, "after: the server's SENDs on its migrated path");
+	exchange(0, 1, opt.count, "after: SENDs on the migrated path");
+	exchange(0, 0, opt.count,
+		 "after: the server's SENDs on its migrated path");
 	check_path(0, IBV_MIG_MIGRATED, "after");
-	printf("after: %d SENDs each way on the migrated paths\n", msgs);
+	printf("after: %d SENDs each way on the migrated paths\n", opt.count);
 }
 
 static void client_consumer(void)
@@ -606,8 +606,9 @@ static void client_consumer(void)
 static void client(void)
 {
 	pair_up(0);
-	exchange(0, 1, msgs, "primary: SENDs");
-	printf("primary: %d SENDs of 1 to %d bytes completed\n", msgs, MSG_MAX);
+	exchange(0, 1, opt.count, "primary: SENDs");
+	printf("primary: %d SENDs of 1 to %d bytes completed\n", opt.count,
+	       MSG_MAX);
 	client_failure();
 	client_after();
 	client_consumer();
@@ -619,22 +620,23 @@ static void client(void)
 static void server(void)
 {
 	pair_up(0);
-	exchange(0, 0, msgs, "primary: messages");
-	printf("primary: %d messages in order and intact\n", msgs);
+	exchange(0, 0, opt.count, "primary: messages");
+	printf("primary: %d messages in order and intact\n", opt.count);
 	still_armed(0, "primary");
 	say(sock, 'P');
 	expect(sock, 'f', "the primary path's failure");
-	exchange(0, 0, msgs, "failure: messages");
+	exchange(0, 0, opt.count, "failure: messages");
 	wait_mig(0, "failure");
 	check_path(0, IBV_MIG_MIGRATED, "failure");
 	printf("failure: %d messages more in order and intact, QP %#x migrated\n",
-	       msgs, qps[0]->qp_num);
+	       opt.count, qps[0]->qp_num);
 	say(sock, 'M');
 	expect(sock, 'a', "the end of the loss");
-	exchange(0, 0, msgs, "after: messages on the migrated path");
-	exchange(0, 1, msgs, "after: SENDs on the migrated path");
+	exchange(0, 0, opt.count, "after: messages on the migrated path");
+	exchange(0, 1, opt.count, "after: SENDs on the migrated path");
 	check_path(0, IBV_MIG_MIGRATED, "after");
-	printf("after: %d messages each way on the migrated paths\n", msgs);
+	printf("after: %d messages each way on the migrated paths\n",
+	       opt.count);
 	expect(sock, 'q', "the second pair of QPs");
 	pair_up(1);
 	exchange(1, 0, CONSUMER_MSGS, "consumer: messages");
@@ -664,50 +666,15 @@ static void teardown(void)
 	close(sock);
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " --server|--client HOST -d DEV [-p PORT] [-n MSGS] [-t SECONDS]\n");
-	exit(2);
-}
-
-static void options(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "server", no_argument, NULL, 'S' },
-		{ "client", required_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, role = 0;
-
-	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
-		if (c == 'S' || c == 'C') {
-			role++;
-			host = c == 'C' ? optarg : NULL;
-		} else if (c == 'd') {
-			dev_name = optarg;
-		} else if (c == 'p') {
-			port = atoi(optarg);
-		} else if (c == 'n') {
-			msgs = atoi(optarg);
-		} else if (c == 't') {
-			seconds = atoi(optarg);
-		} else {
-			usage();
-		}
-	}
-	if (role != 1 || !dev_name || msgs < 1 || seconds < 1 || optind != argc)
-		usage();
-}
-
 int main(int argc, char **argv)
 {
-	options(argc, argv);
+	options(PROG, argc, argv, "MSGS", &opt);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	begin(PROG, seconds);
+	begin(PROG, opt.seconds);
 	at_die = uncut;
 	open_dev();
-	sock = tcp_connect(host, port);
-	if (host)
+	sock = tcp_connect(opt.host, opt.port);
+	if (opt.host)
 		client();
 	else
 		server();

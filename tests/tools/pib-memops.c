@@ -27,7 +27,6 @@
  * Nothing waits past -t seconds (default 300).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +51,8 @@ struct peer {
 	uint32_t rounds;
 };
 
-static const char *dev_name, *host;
-static int port = 18516, rounds = 20, seconds = 300, sock = -1;
+static struct tool_opts opt = { .port = 18516, .count = 20, .seconds = 300 };
+static int sock = -1;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
 static struct ibv_cq *cq;
@@ -162,7 +161,7 @@ static void wait_wcs_since(int n, enum ibv_wc_status want, const char *what,
 				    ibv_wc_status_str(cqx->status),
 				    ibv_wc_status_str(want));
 			ts = ibv_wc_read_completion_wallclock_ns(cqx);
-			if (host && (ts < last || ts > wall_ns()))
+			if (opt.host && (ts < last || ts > wall_ns()))
 				die("%s: completion %d stamped %llu, not within %llu .. now",
 				    what, got, (unsigned long long)ts,
 				    (unsigned long long)last);
@@ -306,41 +305,6 @@ static void server(uint32_t n)
 	printf("noaccess: the refused WRITE changed nothing\n");
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " --server|--client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]\n");
-	exit(2);
-}
-
-static void options(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "server", no_argument, NULL, 'S' },
-		{ "client", required_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, role = 0;
-
-	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
-		if (c == 'S' || c == 'C') {
-			role++;
-			host = c == 'C' ? optarg : NULL;
-		} else if (c == 'd') {
-			dev_name = optarg;
-		} else if (c == 'p') {
-			port = atoi(optarg);
-		} else if (c == 'n') {
-			rounds = atoi(optarg);
-		} else if (c == 't') {
-			seconds = atoi(optarg);
-		} else {
-			usage();
-		}
-	}
-	if (role != 1 || !dev_name || rounds < 1 || seconds < 1 || optind != argc)
-		usage();
-}
-
 static void open_dev(void)
 {
 	struct ibv_cq_init_attr_ex ca = {
@@ -349,7 +313,7 @@ static void open_dev(void)
 			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK,
 	};
 
-	ctx = dev_open(dev_name);
+	ctx = dev_open(opt.dev);
 	pd = ibv_alloc_pd(ctx);
 	cqx = ibv_create_cq_ex(ctx, &ca);
 	if (!pd || !cqx)
@@ -362,9 +326,9 @@ int main(int argc, char **argv)
 	struct peer me = { 0 }, peer;
 	struct ibv_mr *lmr = NULL;
 
-	options(argc, argv);
+	options(PROG, argc, argv, "ROUNDS", &opt);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	begin(PROG, seconds);
+	begin(PROG, opt.seconds);
 	open_dev();
 	mem = aligned_alloc(REGION, REGION);
 	other = aligned_alloc(REGION, REGION);
@@ -380,17 +344,17 @@ int main(int argc, char **argv)
 	me.lid = port_lid(ctx);
 	me.addr = (uintptr_t)mem;
 	me.rkey = mr->rkey;
-	me.rounds = rounds;
-	sock = tcp_connect(host, port);
+	me.rounds = opt.count;
+	sock = tcp_connect(opt.host, opt.port);
 	io(sock, &me, sizeof(me), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	qp_connect(&peer);
 	/* Both QPs are ready to receive before either sends. */
 	say(sock, 'c');
 	expect(sock, 'c', "connecting the QPs");
-	if (host) {
+	if (opt.host) {
 		/* (the server's round count: the client's own is in its frame) */
-		peer.rounds = rounds;
+		peer.rounds = opt.count;
 		lmr = ibv_reg_mr(pd, other, REGION, IBV_ACCESS_LOCAL_WRITE);
 		if (!lmr)
 			die("ibv_reg_mr: %s", strerror(errno));

@@ -62,7 +62,6 @@
  * return is cut off a second later).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -138,8 +137,8 @@ struct region {
 /* The cases that run per round, and the time each took. */
 enum { C_SEND_CASE, C_RDMA_CASE, C_ATOMIC_CASE, C_INVAL_CASE, NCASE };
 
-static const char *dev_name, *host;
-static int port = 18519, rounds = 20, seconds = 300, sock = -1;
+static struct tool_opts opt = { .port = 18519, .count = 20, .seconds = 300 };
+static int sock = -1;
 static double spent[NCASE], first[NCASE];
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -297,10 +296,10 @@ static void check_odp(void)
 	rc = da.odp_caps.per_transport_caps.rc_odp_caps;
 	if (!(da.odp_caps.general_caps & IBV_ODP_SUPPORT))
 		die("%s does not report ODP (general_caps %#llx lacks IBV_ODP_SUPPORT)",
-		    dev_name, (unsigned long long)da.odp_caps.general_caps);
+		    opt.dev, (unsigned long long)da.odp_caps.general_caps);
 	if ((rc & ODP_RC) != ODP_RC)
 		die("%s's ODP for RC (rc_odp_caps %#x) lacks %#x of SEND, RECV, WRITE, READ and ATOMIC (%#x)",
-		    dev_name, rc, ODP_RC & ~rc, ODP_RC);
+		    opt.dev, rc, ODP_RC & ~rc, ODP_RC);
 	printf("odp: general_caps %#llx, rc_odp_caps %#x\n",
 	       (unsigned long long)da.odp_caps.general_caps, rc);
 }
@@ -309,7 +308,7 @@ static void open_dev(void)
 {
 	if (sysconf(_SC_PAGESIZE) != PAGE)
 		die("the page size is %ld, not %d", sysconf(_SC_PAGESIZE), PAGE);
-	ctx = dev_open(dev_name);
+	ctx = dev_open(opt.dev);
 	check_odp();
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, CQE, NULL, NULL, 0);
@@ -348,7 +347,7 @@ static void qp_connect(uint32_t my_psn)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 
-	if (!host)
+	if (!opt.host)
 		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				    IBV_ACCESS_REMOTE_READ |
 				    IBV_ACCESS_REMOTE_ATOMIC;
@@ -387,8 +386,8 @@ static void pair_up(struct peer *mine)
 	mine->qpn = qp->qp_num;
 	mine->psn = (uint32_t)lrand48() & 0xffffff;
 	mine->lid = port_lid(ctx);
-	mine->rounds = rounds;
-	sock = tcp_connect(host, port);
+	mine->rounds = opt.count;
+	sock = tcp_connect(opt.host, opt.port);
 	io(sock, mine, sizeof(*mine), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	printf("QP %#x (LID %u, PSN %#x) to QP %#x (LID %u, PSN %#x)\n",
@@ -935,7 +934,7 @@ static void client_errors(void)
 static void client(void)
 {
 	struct peer mine = { 0 };
-	uint32_t r, n = rounds;
+	uint32_t r, n = opt.count;
 
 	odp_region(&cli, C_PAGES, IBV_ACCESS_LOCAL_WRITE, "the client's MR");
 	qp_create();
@@ -985,41 +984,6 @@ static void teardown(void)
 	close(sock);
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " --server|--client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]\n");
-	exit(2);
-}
-
-static void options(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "server", no_argument, NULL, 'S' },
-		{ "client", required_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, role = 0;
-
-	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
-		if (c == 'S' || c == 'C') {
-			role++;
-			host = c == 'C' ? optarg : NULL;
-		} else if (c == 'd') {
-			dev_name = optarg;
-		} else if (c == 'p') {
-			port = atoi(optarg);
-		} else if (c == 'n') {
-			rounds = atoi(optarg);
-		} else if (c == 't') {
-			seconds = atoi(optarg);
-		} else {
-			usage();
-		}
-	}
-	if (role != 1 || !dev_name || rounds < 1 || seconds < 1 || optind != argc)
-		usage();
-}
-
 /*
  * A verb that does not return (ibv_reg_mr(), ibv_advise_mr() with FLUSH
  * wait for faults) is cut off a second after the deadline.
@@ -1036,14 +1000,14 @@ static void on_alarm(int sig)
 
 int main(int argc, char **argv)
 {
-	options(argc, argv);
+	options(PROG, argc, argv, "ROUNDS", &opt);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	begin(PROG, seconds);
+	begin(PROG, opt.seconds);
 	signal(SIGALRM, on_alarm);
-	alarm(seconds + 1);
+	alarm((unsigned int)opt.seconds + 1);
 	srand48(time(NULL) ^ getpid());
 	open_dev();
-	if (host)
+	if (opt.host)
 		client();
 	else
 		server();

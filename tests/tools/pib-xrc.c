@@ -45,7 +45,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,8 +104,8 @@ struct order {
 	uint32_t stage;
 };
 
-static const char *dev_name, *host;
-static int port = 18517, rounds = 20, seconds = 300, sock = -1, chan = -1;
+static struct tool_opts opt = { .port = 18517, .count = 20, .seconds = 300 };
+static int sock = -1, chan = -1;
 static int me;			/* the server process: 0 A, 1 B */
 static pid_t child = -1;	/* A's B */
 static char made[32];		/* A's file, until it is unlinked */
@@ -178,11 +177,11 @@ static void open_dev(void)
 {
 	struct ibv_device_attr da;
 
-	ctx = dev_open(dev_name);
+	ctx = dev_open(opt.dev);
 	if (ibv_query_device(ctx, &da))
 		die("ibv_query_device: %s", strerror(errno));
 	if (!(da.device_cap_flags & IBV_DEVICE_XRC))
-		die("%s does not report XRC (IBV_DEVICE_XRC)", dev_name);
+		die("%s does not report XRC (IBV_DEVICE_XRC)", opt.dev);
 }
 
 /* The XRC domain of the file open as @fd (-1: a new one, of no file). */
@@ -591,7 +590,7 @@ static void process_a(void)
 		.rkey = { mr->rkey, h.rkey }, .other_srqn = fsrqn,
 		.addr = { (uintptr_t)mem, h.addr },
 	};
-	sock = tcp_connect(host, port);
+	sock = tcp_connect(opt.host, opt.port);
 	io(sock, &mine, sizeof(mine), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	qp_connect(tgt, 1, peer.qpn, peer.lid, 0);
@@ -865,7 +864,7 @@ static void client_lifetime(uint32_t n)
 
 static void client(void)
 {
-	struct peer mine = { .rounds = rounds };
+	struct peer mine = { .rounds = opt.count };
 	int try;
 
 	open_dev();
@@ -873,7 +872,7 @@ static void client(void)
 	ini = ini_create();
 	mine.qpn = ini->qp_num;
 	mine.lid = port_lid(ctx);
-	sock = tcp_connect(host, port);
+	sock = tcp_connect(opt.host, opt.port);
 	io(sock, &mine, sizeof(mine), 1);
 	io(sock, &peer, sizeof(peer), 0);
 	printf("INI QP %#x to TGT QP %#x: SRQ A %#x, SRQ B %#x, the other domain's SRQ %#x\n",
@@ -882,13 +881,13 @@ static void client(void)
 	qp_connect(ini, 0, peer.qpn, peer.lid, 7);
 	say(sock, 'c');
 	expect(sock, 'c', "connecting the QPs");
-	client_sends(rounds);
+	client_sends(opt.count);
 	client_rdma();
 	for (try = 1; client_refused(0, IBV_WC_REM_INV_RD_REQ_ERR, try); try++)
 		;
 	for (try = 1; client_refused(1, IBV_WC_REM_ACCESS_ERR, try); try++)
 		;
-	client_lifetime(rounds);
+	client_lifetime(opt.count);
 	say(sock, 'd');
 	teardown();
 }
@@ -912,50 +911,15 @@ static void teardown(void)
 		close(chan);
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: " PROG " --server|--client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]\n");
-	exit(2);
-}
-
-static void options(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "server", no_argument, NULL, 'S' },
-		{ "client", required_argument, NULL, 'C' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, role = 0;
-
-	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
-		if (c == 'S' || c == 'C') {
-			role++;
-			host = c == 'C' ? optarg : NULL;
-		} else if (c == 'd') {
-			dev_name = optarg;
-		} else if (c == 'p') {
-			port = atoi(optarg);
-		} else if (c == 'n') {
-			rounds = atoi(optarg);
-		} else if (c == 't') {
-			seconds = atoi(optarg);
-		} else {
-			usage();
-		}
-	}
-	if (role != 1 || !dev_name || rounds < 1 || seconds < 1 || optind != argc)
-		usage();
-}
-
 int main(int argc, char **argv)
 {
 	int sv[2];
 
-	options(argc, argv);
+	options(PROG, argc, argv, "ROUNDS", &opt);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	begin(PROG, seconds);
+	begin(PROG, opt.seconds);
 	at_die = undo;
-	if (host) {
+	if (opt.host) {
 		client();
 		printf(PROG ": OK\n");
 		return 0;

@@ -2,6 +2,8 @@
 /* tool.c: what the cross-host test tools share (see tool.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -51,6 +53,70 @@ double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------ options */
+
+static void usage(const char *prog, const char *count_name)
+{
+	fprintf(stderr, "usage: %s --server|--client HOST -d DEV [-p PORT] [-n %s] [-t SECONDS]\n",
+		prog, count_name);
+	exit(2);
+}
+
+/* -@opt's @arg, a whole number from @min to @max, or bad usage. */
+static int number(char opt, const char *arg, int min, int max,
+		  const char *prog, const char *count_name)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "%s: -%c '%s': not a whole number from %d to %d\n",
+			prog, opt, arg, min, max);
+		usage(prog, count_name);
+	}
+	return (int)v;
+}
+
+/*
+ * The command line of @prog into @o, which holds the tool's defaults:
+ * exactly one of --server and --client HOST, -d DEV, and -n (@count_name
+ * in the usage line) and -t at least 1. Bad usage exits with status 2.
+ */
+void options(const char *prog, int argc, char **argv, const char *count_name,
+	     struct tool_opts *o)
+{
+	static const struct option opts[] = {
+		{ "server", no_argument, NULL, 'S' },
+		{ "client", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, role = 0;
+
+	while ((c = getopt_long(argc, argv, "d:p:n:t:", opts, NULL)) != -1) {
+		if (c == 'S' || c == 'C') {
+			role++;
+			o->host = c == 'C' ? optarg : NULL;
+		} else if (c == 'd') {
+			o->dev = optarg;
+		} else if (c == 'p') {
+			o->port = number(c, optarg, 1, 65535, prog, count_name);
+		} else if (c == 'n') {
+			o->count = number(c, optarg, 1, INT_MAX, prog,
+					  count_name);
+		} else if (c == 't') {
+			o->seconds = number(c, optarg, 1, INT_MAX, prog,
+					    count_name);
+		} else {
+			usage(prog, count_name);
+		}
+	}
+	if (role != 1 || !o->dev || o->count < 1 || o->seconds < 1 ||
+	    optind != argc)
+		usage(prog, count_name);
 }
 
 /* ------------------------------------------------------------ sockets */

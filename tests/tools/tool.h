@@ -4,6 +4,11 @@
  * pib-odp) share, in tool.c. Each tool is a server and a client on two
  * hosts, which talk over one TCP connection, step by step, one byte each:
  *
+ *   options      the command line, the same in each tool:
+ *                  PROG --server|--client HOST -d DEV [-p PORT] [-n COUNT]
+ *                  [-t SECONDS]
+ *                into a struct tool_opts that holds the tool's defaults;
+ *                bad usage prints the usage line and exits with status 2;
  *   begin        names the tool for die() and starts its clock: nothing
  *                here waits past the deadline, -t seconds from then;
  *   die          "PROG: FAILED: <who><reason>" and exit status 1, after
@@ -31,6 +36,18 @@ extern double deadline;		/* now() when begin() was, plus -t */
 extern const char *who;		/* after "FAILED: " (""), e.g. "process B: " */
 extern const char *pair_name;	/* io()'s name for an fd not the TCP one */
 extern void (*at_die)(void);	/* die() calls it first, if set */
+
+/* The command line; options() parses it over the tool's defaults. */
+struct tool_opts {
+	const char *host;	/* --client HOST; NULL: --server */
+	const char *dev;	/* -d: the device's name */
+	int port;		/* -p: the TCP port */
+	int count;		/* -n: rounds (pib-apm: messages) */
+	int seconds;		/* -t: begin() to the deadline */
+};
+
+void options(const char *prog, int argc, char **argv, const char *count_name,
+	     struct tool_opts *o);
 
 void begin(const char *prog, int seconds);
 void die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
