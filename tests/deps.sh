@@ -14,8 +14,9 @@ pkgs=(
 	# kernel source for scripts/kernel-doc and scripts/checkpatch.pl; and
 	# shellcheck on the scripts
 	sparse linux-source-6.1 shellcheck
-	# packages (make deb) and installing them (DKMS builds pib)
-	build-essential debhelper dh-dkms dkms
+	# packages (make deb) and installing them (DKMS builds pib; in the
+	# guests through ccache, tests/platform/dkms-ccache.sh)
+	build-essential debhelper dh-dkms dkms ccache
 	# rdma-core's Python test suite (tests/pyverbs-build.sh)
 	cython3 python3-dev libudev-dev
 	# test rig: Debian's kernel under QEMU on a vde LAN

@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 die() { echo "mkroot.sh: $*" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot)"
 command -v debootstrap >/dev/null || die "debootstrap missing (make deps)"
-rev=6	# what .complete records; raise it when roots need remaking
+rev=7	# what .complete records; raise it when roots need remaking
 [ "$(cat "$root/.complete" 2>/dev/null)" = "$rev" ] && exit 0
 uri=$("$here/../../provider/debian-uri.sh")
 [ -n "$uri" ] || die "no Debian archive in /etc/apt/sources.list*"
@@ -37,8 +37,9 @@ pkgs=(
 	libibverbs-dev libibumad-dev libibmad-dev librdmacm-dev cmake pkg-config
 	libnl-3-dev libnl-route-3-dev python3 dpkg-dev cython3 python3-dev
 	libudev-dev
-	# packages: building them (make deb) and installing them (DKMS)
-	build-essential dkms debhelper dh-dkms fakeroot
+	# packages: building them (make deb) and installing them (DKMS, through
+	# ccache in the guests: dkms-ccache.sh)
+	build-essential dkms debhelper dh-dkms fakeroot ccache
 )
 log=$(dirname "$root")/mkroot.log
 echo "mkroot.sh: $suite root in $root (log: $log)"

@@ -6,7 +6,7 @@
 # disk: headers
 # pib as a user of its Debian packages (make deb) gets it, on host1: apt
 # installs them, DKMS builds the module for the running kernel inside the
-# guest (slow under emulation: host1 has 2 CPUs for it), "rdma link add"
+# guest (its compiles through ccache: dkms_ccache below), "rdma link add"
 # loads it, opensm brings the fabric up, ib_send_bw runs to host2 through
 # the packaged provider, and IPoIB carries ping and rping (rdma_cm);
 # tshark decodes pib's packets through the packaged dissector without
@@ -79,6 +79,34 @@ headers_from_disk() {
 	ok "kernel headers from the rig's disk (${mounted[*]}, $((SECONDS - start)) s)"
 }
 
+# DKMS's compiler calls go through ccache (Debian's kernel headers do so
+# when DEBIAN_KERNEL_USE_CCACHE is set), with the cache that tests/run made
+# before the run by the same DKMS build outside the guest, from the same
+# package with the same compiler, headers and paths
+# (tests/platform/dkms-ccache.sh). Everything of DKMS and kbuild runs in
+# the guest as on a user's host; only gcc's work on each object is found
+# in the cache instead of done again, emulated: 25 minutes a build. An
+# input that differs from the cache's would compile for real, and fail
+# dkms_ccache_used.
+ccache_dir=/run/pib-ccache
+dkms_ccache() {
+	check "the rig's ccache of pib's DKMS build for $kver" \
+		cp -a "$PIB_BUILD/dkms-ccache/$kver" $ccache_dir || return 0
+	export DEBIAN_KERNEL_USE_CCACHE=1 CCACHE_DIR=$ccache_dir
+	ccache -z >/dev/null
+}
+
+# dkms_ccache_used: DKMS's build found every object in the cache.
+dkms_ccache_used() {
+	local st hits
+	st=$(ccache --print-stats)
+	hits=$(awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { n += $2 } END { print n + 0 }' <<<"$st")
+	expect_eq "DKMS compiled nothing in the guest (ccache misses)" \
+		"$(awk '$1 == "cache_miss" { print $2 }' <<<"$st")" 0
+	check "DKMS's compiles ($hits) came from the rig's ccache" test "$hits" -gt 0
+	unset DEBIAN_KERNEL_USE_CCACHE CCACHE_DIR
+}
+
 # packages_install: what host1 does before the fabric: on a root with
 # other kernels' headers, they and the running kernel's go first (those
 # come after the packages); then apt installs the three packages and DKMS
@@ -108,6 +136,7 @@ packages_install() {
 	else
 		headers_from_disk
 	fi
+	dkms_ccache
 	start=$SECONDS
 	if out=$(apt-get install -y "${opts[@]}" "${pkgs[@]}" 2>&1); then
 		ok "apt-get install ${opts[*]} ./pib-dkms ./ibverbs-provider-pib ./pib-tools ($((SECONDS - start)) s)"
@@ -134,6 +163,7 @@ packages_install() {
 		fi
 		grep -i 'dkms\|pib' <<<"$out"
 	fi
+	dkms_ccache_used
 	dkms status -m pib
 	expect_match "dkms status: pib installed for $kver" "$(dkms status -m pib -k "$kver")" \
 		": installed"
