@@ -79,7 +79,8 @@ pib_vmallocs() { grep -c '\[pib\]' /proc/vmallocinfo; }
 d_tasks() {
 	local f st a
 	for f in /proc/[0-9]*/stat; do
-		st=$(cat "$f" 2>/dev/null) || continue
+		# (read: no process started per process seen)
+		read -r st 2>/dev/null <"$f" || continue
 		# (comm, field 2, may hold spaces: fields 3 on follow its ')')
 		read -r -a a <<<"${st##*) }"
 		[ "${a[0]}" = D ] && echo "${f//[^0-9]/}:${a[19]}"
