@@ -676,6 +676,23 @@ struct pib_mr_pin {
 #define PIB_ACCESS_RESIDENT	BIT(30)
 
 /**
+ * struct pib_odp_want - a range the data path wants faulted in
+ * @lo: its first byte (user address, page aligned)
+ * @hi: its end
+ * @ahead: the end of what is faulted in with it, if it can be
+ * @write: a write asked for it
+ */
+struct pib_odp_want {
+	u64 lo;
+	u64 hi;
+	u64 ahead;
+	bool write;
+};
+
+/* Ranges an ODP MR's work holds; more are merged into the last one. */
+#define PIB_ODP_WANTS 4
+
+/**
  * struct pib_odp - the on-demand paging of a user MR (pib_odp.c)
  * @umem: the RDMA core's ODP umem: its notifier and its faults
  * @mr: the MR
@@ -684,11 +701,10 @@ struct pib_mr_pin {
  *	PIB_ODP_WRITABLE) in the low bits, or 0: what the data path may
  *	touch. Set under umem_mutex and @lock, read under @lock alone.
  * @npages: entries of @pages
- * @work: faults the wanted range in
- * @want_lo: the first byte (user address) the data path asked for
- * @want_hi: the end of that range (@want_lo if none)
- * @want_ahead: the end of what is faulted in with it, if it can be
- * @want_write: a write asked for it
+ * @work: faults the wanted ranges in
+ * @wants: what the data path asked for, for @work: @nwants ranges, each
+ *	faulted in on its own (one that fails does not fail the others)
+ * @nwants: entries of @wants in use
  * @failed_lo: the first byte of the last range that could not be faulted
  * @failed_hi: its end
  * @failed_at: when, in jiffies
@@ -703,10 +719,8 @@ struct pib_odp {
 	unsigned long *pages;
 	unsigned long npages;
 	struct work_struct work;
-	u64 want_lo;
-	u64 want_hi;
-	u64 want_ahead;
-	bool want_write;
+	struct pib_odp_want wants[PIB_ODP_WANTS];
+	unsigned int nwants;
 	u64 failed_lo;
 	u64 failed_hi;
 	unsigned long failed_at;

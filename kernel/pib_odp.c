@@ -127,43 +127,76 @@ static int pib_odp_map(struct pib_odp *odp, u64 uva, u64 len, bool write,
 }
 
 /*
- * The MR's work: fault in what the data path asked for, and what lies
- * ahead of it; if that fails, what it asked for alone (the memory ahead
- * may be unmapped, which is no fault of the access).
+ * Fault @w in, and what lies ahead of it; if that fails, what was asked
+ * for alone (the memory ahead may be unmapped, which is no fault of the
+ * access). A failure is remembered for the next access there.
  */
+static void pib_odp_fault(struct pib_odp *odp, const struct pib_odp_want *w)
+{
+	unsigned long flags;
+	int err;
+
+	atomic64_inc(&odp->faults);
+	err = pib_odp_map(odp, w->lo, w->ahead - w->lo, w->write, true);
+	if (err && w->ahead > w->hi)
+		err = pib_odp_map(odp, w->lo, w->hi - w->lo, w->write, true);
+	if (!err)
+		return;
+	atomic64_inc(&odp->fault_errors);
+	spin_lock_irqsave(&odp->lock, flags);
+	odp->failed_lo = w->lo;
+	odp->failed_hi = w->hi;
+	odp->failed_at = jiffies;
+	spin_unlock_irqrestore(&odp->lock, flags);
+}
+
+/* The MR's work: fault in each range the data path asked for. */
 static void pib_odp_work(struct work_struct *work)
 {
 	struct pib_odp *odp = container_of(work, struct pib_odp, work);
+	struct pib_odp_want wants[PIB_ODP_WANTS];
 	unsigned long flags;
-	u64 lo, hi, ahead;
-	bool write;
-	int err;
+	unsigned int i, n;
 
 	spin_lock_irqsave(&odp->lock, flags);
-	lo = odp->want_lo;
-	hi = odp->want_hi;
-	ahead = odp->want_ahead;
-	write = odp->want_write;
-	odp->want_lo = 0;
-	odp->want_hi = 0;
-	odp->want_ahead = 0;
-	odp->want_write = false;
+	n = odp->nwants;
+	memcpy(wants, odp->wants, n * sizeof(wants[0]));
+	odp->nwants = 0;
 	spin_unlock_irqrestore(&odp->lock, flags);
-	if (lo < hi) {
-		atomic64_inc(&odp->faults);
-		err = pib_odp_map(odp, lo, ahead - lo, write, true);
-		if (err && ahead > hi)
-			err = pib_odp_map(odp, lo, hi - lo, write, true);
-		if (err) {
-			atomic64_inc(&odp->fault_errors);
-			spin_lock_irqsave(&odp->lock, flags);
-			odp->failed_lo = lo;
-			odp->failed_hi = hi;
-			odp->failed_at = jiffies;
-			spin_unlock_irqrestore(&odp->lock, flags);
-		}
-	}
+	for (i = 0; i < n; i++)
+		pib_odp_fault(odp, &wants[i]);
 	pib_mr_put(odp->mr);
+}
+
+/*
+ * Add [@lo, @hi) (up to @ahead if it can be) to the wanted ranges: into
+ * one it overlaps or touches that wants the same access, else as a range
+ * of its own, so that memory between two accesses is not asked for (it
+ * may be unmapped, and would fail both); all taken, into the last one.
+ * Called with odp->lock held.
+ */
+static void pib_odp_add_want(struct pib_odp *odp, u64 lo, u64 hi, u64 ahead,
+			     bool write)
+{
+	struct pib_odp_want *w;
+	unsigned int i;
+
+	for (i = 0; i < odp->nwants; i++) {
+		w = &odp->wants[i];
+		if (w->write == write && lo <= w->hi && w->lo <= hi)
+			break;
+	}
+	if (i == odp->nwants && odp->nwants < PIB_ODP_WANTS) {
+		odp->wants[odp->nwants++] = (struct pib_odp_want){
+			.lo = lo, .hi = hi, .ahead = ahead, .write = write,
+		};
+		return;
+	}
+	w = &odp->wants[min(i, odp->nwants - 1)];
+	w->lo = min(w->lo, lo);
+	w->hi = max(w->hi, hi);
+	w->ahead = max(w->ahead, ahead);
+	w->write |= write;
 }
 
 /*
@@ -181,16 +214,7 @@ static void pib_odp_want(struct pib_odp *odp, u64 uva, u32 len, bool write)
 	unsigned long flags;
 
 	spin_lock_irqsave(&odp->lock, flags);
-	if (odp->want_lo == odp->want_hi) {
-		odp->want_lo = lo;
-		odp->want_hi = hi;
-		odp->want_ahead = ahead;
-	} else {
-		odp->want_lo = min(odp->want_lo, lo);
-		odp->want_hi = max(odp->want_hi, hi);
-		odp->want_ahead = max(odp->want_ahead, ahead);
-	}
-	odp->want_write |= write;
+	pib_odp_add_want(odp, lo, hi, ahead, write);
 	spin_unlock_irqrestore(&odp->lock, flags);
 	refcount_inc(&odp->mr->users);
 	if (!queue_work(system_unbound_wq, &odp->work))
