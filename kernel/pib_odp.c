@@ -136,6 +136,8 @@ static void pib_odp_fault(struct pib_odp *odp, const struct pib_odp_want *w)
 	unsigned long flags;
 	int err;
 
+	if (w->lo >= w->hi)
+		return;
 	atomic64_inc(&odp->faults);
 	err = pib_odp_map(odp, w->lo, w->ahead - w->lo, w->write, true);
 	if (err && w->ahead > w->hi)
