@@ -11,7 +11,8 @@
 # rdma-core is built in place (libibverbs, librdmacm, pyverbs) in
 # BUILD/rdma-core/py. Its libibverbs loads a provider of its own, built
 # against that source (make provider for that version), through a driver
-# file of its own. Prints the path of run_tests.py.
+# file of its own. Prints the path of run_tests.py; BUILD/rdma-core/py/suite
+# is the directory of the suite's modules (test_*.py) either way.
 #
 # pyverbs-build.sh SRC BUILD packaged: use the suite of the installed
 # rdma-core instead (Debian 13 on ship it, compressed, with python3-pyverbs
@@ -28,6 +29,7 @@ if [ "${3:-}" = packaged ]; then
 	rm -rf "$py" && mkdir -p "$py/bin"
 	cp -r "$doc" "$py/tests"
 	gzip -d "$py"/tests/*.gz
+	ln -sfn "$py/tests" "$py/suite"
 	printf '#!/bin/bash\nexec python3 %s "$@"\n' "$py/tests/run_tests.py" > "$py/bin/run_tests.py"
 	echo "$py/bin/run_tests.py"
 	exit 0
@@ -53,4 +55,5 @@ if [ ! -f "$py/bin/run_tests.py" ] || [ ! -d "$py/python/pyverbs" ]; then
 		die "build failed, see $py/make.log"
 fi
 echo "driver ${provider%-rdmav*.so}" >"$py/etc/libibverbs.d/pib.driver"
+ln -sfn "$rc/src/tests" "$py/suite"
 echo "$py/bin/run_tests.py"
