@@ -40,7 +40,9 @@ PIB_SM_HOST=2
 # client did connect. perftest does not
 # watch async events: on the removed device, a side that waits for
 # completions only (ib_write_bw's client with a full send queue) polls
-# rings that read as empty until its -D time is up, as on any HCA.
+# rings that read as empty until its -D time is up, as on any HCA; host1
+# stops its perftests with SIGINT once its device is gone, as a user
+# would (they must then end at once: ends), instead of waiting out -D.
 # The host that keeps its device sees its RC QPs fail once their retries
 # run out, about 18 s after host1's device went (pib's timeouts double
 # from 200 ms up to 4 s): perftest must still be running then, after up
@@ -169,6 +171,13 @@ load_start() {
 		"[ \$(cat $p/counters/port_xmit_data) -gt $((x0 + 262144)) ]"
 }
 
+# perftest_stop NAME: host1 interrupts its perftests, whose device went
+# (those that ended already, on an error, are gone).
+perftest_stop() {
+	kill -INT "$send_bw" "$write_bw" 2>/dev/null
+	note "$1: perftests interrupted"
+}
+
 # ipoib_stop NAME: host1 stops its ping flood and TCP stream (ping prints
 # its figures on SIGINT).
 ipoib_stop() {
@@ -283,6 +292,7 @@ removal() {
 		note "$step: $*"
 		check "$step: $* under load" timeout 60 "$@"
 		host1_all_gone "$step"
+		perftest_stop "$step"
 		ipoib_stop "$step"
 	fi
 	load_end "$step"
@@ -311,6 +321,7 @@ if [ "$PIB_HOST" = 1 ]; then
 	check "d: modprobe -r pib under load" timeout 120 modprobe -r pib
 	host1_all_gone d
 	check "d: pib is unloaded" sh -c '! test -e /sys/module/pib'
+	perftest_stop d
 	ipoib_stop d
 fi
 load_end d
