@@ -20,14 +20,20 @@
 #   make deb        Debian packages in $(BUILD)/deb (debian/make-deb.sh)
 
 # Kernel build dir: the running kernel's if present, else the newest
-# installed Debian linux-headers-*-amd64.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+# installed Debian linux-headers-*-amd64. Both are worked out once (:=),
+# and not at all when given: each $(shell) is a process or three, and an
+# emulated test guest's `make install` spent seconds recomputing them.
+ifeq ($(origin KDIR),undefined)
+KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
 	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
-KVER = $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
+ifeq ($(origin KVER),undefined)
+KVER := $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
 
 BUILD ?= $(CURDIR)/build
-MULTIARCH := $(shell gcc -print-multiarch)
-LIBDIR ?= /usr/lib/$(MULTIARCH)
+# (recursive: gcc runs only for the targets that install)
+LIBDIR ?= /usr/lib/$(shell gcc -print-multiarch)
 SYSCONFDIR ?= /etc
 SBINDIR ?= /usr/local/sbin
 DEPMOD ?= /sbin/depmod

@@ -128,14 +128,20 @@ wait_for() {
 # pib_install: install pib the way a user does (make install), and load the
 # RDMA modules that udev would load on a real host. depmod is slow under
 # emulation, so the module index comes precomputed from the host (rig/lan).
-# So is finding what the build already knows: the rdma-core version and
-# private ABI the provider was built for (two seconds of every guest's
-# make, out of its Makefile's $(shell ...)), given when the build has one
-# of each.
+# So is what the Makefile works out with $(shell ...) and the build knows
+# (each process costs a fifth of a second or more here, and they cost
+# every guest's make seconds): the kernel's build directory and version
+# (the guest runs the kernel it installs for), the installed rdma-core's
+# version (from libibverbs' file name, as provider/rdma-core.sh tells it)
+# when the build has its headers, libibverbs' directory, and the private
+# ABI of the one provider built.
 pib_install() {
-	local known=() v so
-	v=("$PIB_BUILD"/rdma-core/*/)
-	[ ${#v[@]} = 1 ] && [ -d "${v[0]}" ] && known+=(RDMA_CORE_VERSION="$(basename "${v[0]}")")
+	local known=(KVER="$PIB_KVER") v so
+	[ -d "/lib/modules/$PIB_KVER/build" ] && known+=(KDIR="/lib/modules/$PIB_KVER/build")
+	v=(/usr/lib/*/libibverbs.so.1.*.*)
+	[ ${#v[@]} = 1 ] && [[ ${v[0]} =~ libibverbs\.so\.1\.[0-9]+\.([0-9]+\.[0-9]+)$ ]] &&
+		[ -d "$PIB_BUILD/rdma-core/${BASH_REMATCH[1]}" ] &&
+		known+=(RDMA_CORE_VERSION="${BASH_REMATCH[1]}" LIBDIR="${v[0]%/*}")
 	v=("$PIB_BUILD"/provider/libpib-rdmav*.so)
 	so=${v[0]##*rdmav}
 	[ ${#v[@]} = 1 ] && [ -f "${v[0]}" ] && known+=(PABI="${so%.so}")

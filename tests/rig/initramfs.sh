@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #
 # initramfs.sh KVER OUT [ROOT]: build the guests' small busybox initramfs
-# for ROOT's kernel KVER (ROOT: / by default). It loads virtio and 9p,
-# mounts ROOT read-only under a tmpfs overlay and switch_roots into
+# for ROOT's kernel KVER (ROOT: / by default). It loads virtio, 9p and
+# virtio_net (a second less a boot than modprobe over 9p), mounts ROOT
+# read-only under a tmpfs overlay and switch_roots into
 # tests/rig/guest (see tests/rig/init). Compressed modules are unpacked, so
 # that busybox's insmod loads them on any kernel.
 set -euo pipefail
