@@ -26,6 +26,8 @@ pkgs=(
 	# what runs inside the guests
 	iproute2 iputils-ping ethtool rdma-core ibverbs-utils ibverbs-providers
 	infiniband-diags opensm perftest rdmacm-utils python3-pyverbs iperf3
+	# make bench's plot of bandwidth against message size
+	gnuplot-nox
 	# kernel storage over pib (tests/scenarios/storage.sh)
 	nfs-kernel-server nfs-common nvme-cli open-iscsi
 	# decoding captures of pib traffic (tests/tools/pib.lua), and pib's

@@ -7,16 +7,23 @@
 # Both hosts bring up pib (opensm on host1) and rdma_rxe on eth0; then, for
 # each round, test and size, pib and rxe take turns: host1 runs the perftest
 # server, host2 the client, and iperf3 gives the TCP ceiling once per round.
+# Bandwidth tests run with each number of QPs of BENCH_QPS (-q). After the
+# rounds, a sweep: ib_send_bw on pib and on rxe and iperf3 TCP at each
+# message size of BENCH_SWEEP (TCP's write size, -l), once.
 # host2 appends one line per measurement to $PIB_RESULTS/bench.tsv:
-#   ROUND TEST SIZE DEV VALUE     (VALUE: MB/s for bw, usec for lat,
-#                                  Mbit/s for tcp; "n/a" when the run failed)
-# and keeps every tool's output in $PIB_RESULTS/runs/. Nothing here fails
+#   ROUND TEST SIZE QPS DEV VALUE CPU1 CPU2 BYTES
+# VALUE: MB/s for bw, usec for lat, Mbit/s for tcp, "n/a" when the run
+# failed; CPU1 and CPU2: the CPU seconds host1 (server) and host2 (client)
+# were busy during the run, from /proc/stat (all of the guest's CPU time,
+# softirqs included: pib's and rxe's work is mostly there); BYTES: what a
+# bandwidth test moved ("-" otherwise). ROUND is "sweep" for the sweep.
+# Every tool's output is kept in $PIB_RESULTS/runs/. Nothing here fails
 # the run: a device that cannot be set up or a tool that fails or hangs
 # gives "n/a" and the bench goes on.
 #
 # Settings (environment, set by tests/bench/run): BENCH_ROUNDS,
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_BW_ITERS,
-# BENCH_LAT_ITERS, BENCH_TOOL_TIMEOUT.
+# BENCH_LAT_ITERS, BENCH_QPS, BENCH_SWEEP, BENCH_TOOL_TIMEOUT.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -26,6 +33,8 @@ bw_sizes=${BENCH_BW_SIZES:-"4096 65536"}
 lat_sizes=${BENCH_LAT_SIZES:-"8 4096"}
 bw_iters=${BENCH_BW_ITERS:-200}
 lat_iters=${BENCH_LAT_ITERS:-500}
+qps_list=${BENCH_QPS:-"1 4"}
+sweep=${BENCH_SWEEP-"1 4 16 64 256 1024 4096 16384 65536 262144 1048576"}
 tool_timeout=${BENCH_TOOL_TIMEOUT:-45}	# seconds for one client run
 hang_budget=3			# timed-out runs before a device is skipped
 server_ip=10.99.0.1
@@ -35,6 +44,18 @@ tsv=$PIB_RESULTS/bench.tsv
 mkdir -p "$sync" "$runs"
 
 say() { echo "bench: $*"; }
+
+# busy: $busy, the guest's busy CPU ticks so far (every CPU: user, nice,
+# system, irq, softirq, steal), read without starting a process.
+hz=$(getconf CLK_TCK)
+busy() {
+	local _c u n s i q sq st
+	read -r _c u n s i _ q sq st _ </proc/stat
+	busy=$((u + n + s + q + sq + st))
+}
+
+# cpu_s TICKS: seconds, two decimals.
+cpu_s() { printf '%d.%02d' $(($1 / hz)) $(($1 % hz * 100 / hz)); }
 
 # Install pib as a user does. Someone may be editing the source tree, which
 # makes `make install` try to rebuild on the read-only root: try again later.
@@ -133,6 +154,8 @@ serve() {
 	wait_for 300 test -e "$sync/go.$id" || { say "host2 gone at run $id"; exit 0; }
 	[ "$(cat "$sync/go.$id")" = run ] || return 0
 	echo "${cmd[*]}" >"$runs/$id.server.log"
+	busy
+	local b0=$busy
 	timeout $((tool_timeout + 30)) "${cmd[@]}" >>"$runs/$id.server.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 150); do
@@ -145,14 +168,18 @@ serve() {
 	for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
+	busy
+	cpu_s $((busy - b0)) >"$sync/cpu.$id"
 	touch "$sync/send.$id"
 }
 
-# measure ID ROUND TEST SIZE DEV PARSER CMD...: host2's half of a run.
+# measure ID ROUND TEST SIZE QPS BYTES DEV PARSER CMD...: host2's half of
+# a run (BYTES: what it moves, or "-").
 measure() {
-	local id=$1 round=$2 test=$3 size=$4 dev=$5 parse=$6 port=$((20000 + $1))
-	local log=$runs/$id.client.log value=n/a ok=run st
-	shift 6
+	local id=$1 round=$2 test=$3 size=$4 qps=$5 bytes=$6 dev=$7 parse=$8
+	local port=$((20000 + $1)) log=$runs/$id.client.log value=n/a ok=run st
+	local cpu1=- cpu2=- b0
+	shift 8
 	local cmd=("${@//@PORT@/$port}")
 	cmd=("${cmd[@]//@HOST@/$server_ip}")
 	[ "$dev" = pib ] && [ $pib != ok ] && ok=skip
@@ -166,43 +193,63 @@ measure() {
 		fi
 		if [ "$(cat "$sync/ready.$id")" = ok ]; then
 			echo "${cmd[*]}" >"$log"
+			busy
+			b0=$busy
 			timeout "$tool_timeout" "${cmd[@]}" >>"$log" 2>&1
 			st=$?
+			busy
+			cpu2=$(cpu_s $((busy - b0)))
 			[ $st = 124 ] && hangs[$dev]=$((${hangs[$dev]:-0} + 1))
 			value=$($parse "$size" <"$log")
 		else
 			echo "the server did not start: see $id.server.log" >"$log"
 		fi
 		touch "$sync/cend.$id"
-		wait_for $((tool_timeout + 60)) test -e "$sync/send.$id"
+		wait_for $((tool_timeout + 60)) test -e "$sync/send.$id" &&
+			cpu1=$(cat "$sync/cpu.$id")
 	fi
 	[ -n "$value" ] || value=n/a
-	echo "$round $test $size $dev $value" >>"$tsv"
-	say "round $round/$rounds $test $size $dev: $value$([ $ok = skip ] && echo ' (skipped)')"
+	echo "$round $test $size $qps $dev $value $cpu1 $cpu2 $bytes" >>"$tsv"
+	say "round $round $test $size x$qps $dev: $value (CPU $cpu1 s + $cpu2 s)$([ $ok = skip ] && echo ' (skipped)')"
 }
 
 # Parsers read a tool's output and print one number (or nothing).
-bw_avg() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ && $4 + 0 > 0 { v = $4 } END { print v }'; }
+# (BW average, to two decimals, is 0.00 for the smallest messages: then
+# from the message rate, in Mpps to six, with perftest's MB of 2^20 bytes.)
+bw_avg() {
+	awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ {
+		if ($4 + 0 > 0) v = $4
+		else if ($5 + 0 > 0) v = sprintf("%.4f", $5 * 1e6 * s / 1048576)
+	} END { print v }'
+}
 lat_typ() { awk -v s="$1" '$1 == s && $2 ~ /^[0-9]+$/ && $5 + 0 > 0 { v = $5 } END { print v }'; }
 tcp_mbit() {
 	awk '/receiver/ { for (i = 2; i <= NF; i++) if ($i == "Mbits/sec") v = $(i - 1) }
 	     END { print v }'
 }
 
-# step ROUND TEST SIZE DEV: one measurement, on whichever side we are.
+# step ROUND TEST SIZE DEV [QPS [ITERS]]: one measurement, on whichever
+# side we are (tcp: SIZE is iperf3's write size, or "-").
 step() {
-	local round=$1 test=$2 size=$3 dev=$4 cmd parse
+	local round=$1 test=$2 size=$3 dev=$4 qps=${5:-1} iters=${6:-} cmd parse
+	local bytes=-
 	id=$((id + 1))
 	case $test in
 	tcp)
 		if [ "$PIB_HOST" = 1 ]; then
 			serve $id iperf3 -s -1 -p @PORT@
 		else
-			measure $id "$round" tcp - tcp tcp_mbit iperf3 -f m -t 5 -p @PORT@ -c @HOST@
+			cmd=(iperf3 -f m -t 5 -p @PORT@)
+			[ "$size" = - ] || cmd=(iperf3 -f m -t 3 -l "$size" -p @PORT@)
+			measure $id "$round" tcp "$size" 1 - tcp tcp_mbit "${cmd[@]}" -c @HOST@
 		fi
 		return
 		;;
-	*_bw) cmd=("ib_$test" -n "$bw_iters") parse=bw_avg ;;
+	*_bw)
+		iters=${iters:-$bw_iters}
+		cmd=("ib_$test" -n "$iters") parse=bw_avg bytes=$((size * iters * qps))
+		[ "$qps" = 1 ] || cmd+=(-q "$qps")
+		;;
 	*_lat) cmd=("ib_$test" -n "$lat_iters") parse=lat_typ ;;
 	esac
 	cmd+=(-F -i 1 -s "$size" -p @PORT@)
@@ -214,7 +261,7 @@ step() {
 	if [ "$PIB_HOST" = 1 ]; then
 		serve $id "${cmd[@]}"
 	else
-		measure $id "$round" "$test" "$size" "$dev" $parse "${cmd[@]}" @HOST@
+		measure $id "$round" "$test" "$size" "$qps" "$bytes" "$dev" $parse "${cmd[@]}" @HOST@
 	fi
 }
 
@@ -222,13 +269,25 @@ barrier measure
 for round in $(seq "$rounds"); do
 	step "$round" tcp - tcp
 	for test in $tests; do
-		sizes=$bw_sizes
+		sizes=$bw_sizes qps=1
 		[ "${test%_lat}" != "$test" ] && sizes=$lat_sizes
-		for size in $sizes; do
-			step "$round" "$test" "$size" pib
-			step "$round" "$test" "$size" rxe
+		[ "${test%_bw}" != "$test" ] && qps=$qps_list
+		for q in $qps; do
+			for size in $sizes; do
+				step "$round" "$test" "$size" pib "$q"
+				step "$round" "$test" "$size" rxe "$q"
+			done
 		done
 	done
+done
+# The sweep: 16 MiB a run (20 to 1000 messages).
+for size in $sweep; do
+	n=$((16777216 / size))
+	[ $n -le 1000 ] || n=1000
+	[ $n -ge 20 ] || n=20
+	step sweep send_bw "$size" pib 1 $n
+	step sweep send_bw "$size" rxe 1 $n
+	step sweep tcp "$size" tcp
 done
 barrier finished
 say "done"
