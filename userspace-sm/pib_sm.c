@@ -305,10 +305,11 @@ static void sm_sa_after_sweep(struct sm_ctx *c)
 static int sm_sweep(struct sm_ctx *c)
 {
 	struct sm_sweep_stats st;
+	uint64_t now = sm_now_ms();
 	int r;
 
 	c->heavy_due = 1;
-	c->sweep_ms = sm_now_ms();
+	c->sweep_due = sm_sweep_paced(c->sweep_due, now);
 	r = sm_discover(c);
 	if (r) {
 		sm_log(c, SM_LOG_ERR, "sweep: the SM's own port does not answer: %s\n",
@@ -339,13 +340,14 @@ static int sm_sweep(struct sm_ctx *c)
 }
 
 /*
- * When serving must end: at @until, or once a trap asked for a sweep, a
- * second after the last one began (a storm of traps, which any host can
- * send, costs a sweep a second at most).
+ * When serving must end: at @until, or once a trap asked for a sweep, as
+ * soon as the sweeps' pace allows: at once for the first few in a row (a
+ * host that goes and comes back), and a sweep a second in a storm of
+ * traps, which any host can send.
  */
 static uint64_t sm_serve_end(const struct sm_ctx *c, uint64_t until)
 {
-	uint64_t soon = c->sweep_ms + 1000;
+	uint64_t soon = sm_sweep_soonest(c->sweep_due);
 
 	return c->wake && soon < until ? soon : until;
 }

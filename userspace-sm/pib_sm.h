@@ -20,6 +20,21 @@ struct ibmad_port;
 /* The MLIDs the SA gives its groups. */
 #define SM_MLID_FIRST	SM_SA_MLID_BASE
 #define SM_MLID_LAST	(SM_SA_MLID_BASE + SM_SA_MAX_GROUPS - 1)
+/* Heavy sweeps for traps: a second each, three at once (struct sm_ctx). */
+#define SM_SWEEP_PACE_MS	1000
+#define SM_SWEEP_BURST_MS	(2 * SM_SWEEP_PACE_MS)
+
+/* The sweeps' pace @due once a heavy sweep begins at @now. */
+static inline uint64_t sm_sweep_paced(uint64_t due, uint64_t now)
+{
+	return (due > now ? due : now) + SM_SWEEP_PACE_MS;
+}
+
+/* The soonest a sweep for a trap may begin, at pace @due. */
+static inline uint64_t sm_sweep_soonest(uint64_t due)
+{
+	return due > SM_SWEEP_BURST_MS ? due - SM_SWEEP_BURST_MS : 0;
+}
 
 /* IBA 14.2.5.6 PortInfo.PortState. */
 enum sm_port_state {
@@ -84,9 +99,12 @@ enum sm_log_level {
  *	to hand the subnet over
  * @handover_guid: the SM pib-sm last handed the subnet over to
  * @handover_fails: handovers in a row that SM did not take
- * @wake: a trap came: sweep before serving on (a second after the last
- *	sweep began, at the soonest)
- * @sweep_ms: when the last heavy sweep began (monotonic ms)
+ * @wake: a trap came: sweep before serving on (as soon as @sweep_due
+ *	allows)
+ * @sweep_due: heavy sweeps' pace (monotonic ms): each adds a second to
+ *	it, and one for a trap may begin once it is less than
+ *	SM_SWEEP_BURST_MS ahead of now; so a few changes in a row are swept
+ *	at once, and a storm of traps costs a sweep a second
  * @rereg_due: pib-sm became master: the next configuration asks every end
  *	port's clients to register again (PortInfo.ClientReregister), with
  *	this SM's SA
@@ -128,7 +146,7 @@ struct sm_ctx {
 	uint64_t handover_guid;
 	unsigned int handover_fails;
 	int wake;
-	uint64_t sweep_ms;
+	uint64_t sweep_due;
 	int rereg_due;
 	const char *part_file;
 	struct sm_parts parts;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pib_sm.h"
 #include "sm_fabric.h"
 #include "unit.h"
 
@@ -643,6 +644,37 @@ static void test_node_cap(void)
 	sm_fabric_free(&f);
 }
 
+/*
+ * The pace of heavy sweeps for traps: a host that goes and comes back (a
+ * few traps in a row) is swept at once each time; a storm of traps, a
+ * trap every 10 ms for a minute, costs a sweep a second and the burst.
+ */
+static void test_sweep_pace(void)
+{
+	uint64_t due = 0, now = 100000, storm = 200000, end = storm + 60000;
+	unsigned int sweeps = 0, k;
+
+	for (k = 0; k < 3; k++) {
+		CHECK(sm_sweep_soonest(due) <= now);	/* at once */
+		due = sm_sweep_paced(due, now);
+		now += 300;				/* (a sweep's time) */
+	}
+	for (now = storm; now < end; now += 10) {
+		if (sm_sweep_soonest(due) > now)
+			continue;
+		due = sm_sweep_paced(due, now);
+		sweeps++;
+	}
+	CHECK(sweeps >= 60 && sweeps <= 60 + 3);
+	/* After the storm, the pace comes back to a burst within seconds. */
+	now = end + SM_SWEEP_BURST_MS + SM_SWEEP_PACE_MS;
+	for (k = 0; k < 3; k++) {
+		CHECK(sm_sweep_soonest(due) <= now);
+		due = sm_sweep_paced(due, now);
+	}
+	CHECK(sm_sweep_soonest(due) > now);
+}
+
 int main(void)
 {
 	test_model();
@@ -653,5 +685,6 @@ int main(void)
 	test_islands();
 	test_lid_stability();
 	test_random();
+	test_sweep_pace();
 	return unit_done("test_sm");
 }
