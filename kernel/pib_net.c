@@ -607,6 +607,26 @@ static void pib_switch_close_sockets(struct pib_switch *sw)
 			udp_tunnel_sock_release(sw->sk[f]);
 }
 
+/*
+ * The switch's debugfs file: the netdev's name in the initial network
+ * namespace, NAME@INUM in another (INUM: the namespace's inode number, as
+ * `readlink /proc/self/ns/net` says it there), where containers' netdevs
+ * of the same name would otherwise clash.
+ */
+static void pib_switch_debugfs(struct pib_switch *sw)
+{
+	struct net *net = dev_net(sw->ndev);
+	char name[IFNAMSIZ + 12];
+
+	if (net_eq(net, &init_net))
+		strscpy(name, netdev_name(sw->ndev), sizeof(name));
+	else
+		snprintf(name, sizeof(name), "%s@%u", netdev_name(sw->ndev),
+			 net->ns.inum);
+	sw->debugfs = debugfs_create_file(name, 0400, pib_debugfs, sw,
+					  &pib_switch_fops);
+}
+
 static struct pib_switch *pib_switch_create(struct net_device *ndev)
 {
 	struct pib_switch *sw = kzalloc(sizeof(*sw), GFP_KERNEL);
@@ -646,8 +666,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		return ERR_PTR(err);
 	}
 	dev_hold(ndev);
-	sw->debugfs = debugfs_create_file(netdev_name(ndev), 0400, pib_debugfs,
-					  sw, &pib_switch_fops);
+	pib_switch_debugfs(sw);
 	schedule_delayed_work(&sw->hello_work, 0);
 	return sw;
 }

@@ -172,7 +172,8 @@ check "pib-fabric down (pib-sm)" $fab down
 no_fabric "down (pib-sm)"
 
 check "pib-fabric up 3 --ipv6 --ipoib" timeout 300 $fab up 3 --ipv6 --ipoib
-st=$(cat /sys/kernel/debug/pib/lan1)
+# (a switch's debugfs file outside the initial namespace: NETDEV@INUM)
+st=$(cat "/sys/kernel/debug/pib/lan1@$(stat -L -c %i /run/netns/pibf1)")
 echo "$st"
 expect_eq "host 1 hears 2 peers over IPv6" \
 	"$(grep -Ec '^peer [0-9a-f]+ fe80::[0-9a-f:]+ up$' <<<"$st")" 2
@@ -183,4 +184,24 @@ PAIR_NET=10.251.0 pair_ns "IPv6 LAN: ib_send_bw between hosts 1 and 3" 180 1 3 \
 	ib_send_bw -n 100
 check "pib-fabric down (IPv6)" $fab down
 no_fabric "down (IPv6)"
+
+# Two containers whose netdevs have the same name (eth9 in each): each
+# switch has its own debugfs file, NETDEV@INUM, and the kernel says
+# nothing of a clash.
+ns_inum() { stat -L -c %i "/run/netns/$1"; }
+check "two namespaces, eth9 in each" sh -c 'ip netns add pibdA && ip netns add pibdB &&
+	ip link add eth9 netns pibdA type veth peer name eth9 netns pibdB &&
+	ip -n pibdA link set eth9 up && ip -n pibdB link set eth9 up'
+check "pib on pibdA's eth9" ip netns exec pibdA rdma link add pibdA0 type pib netdev eth9
+check "pib on pibdB's eth9" ip netns exec pibdB rdma link add pibdB0 type pib netdev eth9
+for d in pibdA pibdB; do
+	check "$d's switch: /sys/kernel/debug/pib/eth9@inum" \
+		grep -q '^guid ' "/sys/kernel/debug/pib/eth9@$(ns_inum $d)"
+done
+expect_no_match "no debugfs clash in dmesg" "$(dmesg)" 'already present'
+check "the two devices go" sh -c 'ip netns exec pibdA rdma link delete pibdA0 &&
+	ip netns exec pibdB rdma link delete pibdB0'
+check "so do their switches' files" sh -c '! ls /sys/kernel/debug/pib/ | grep -q "^eth9@"'
+ip netns delete pibdA
+ip netns delete pibdB
 pib_done
