@@ -77,7 +77,8 @@ static void sm_usage(void)
 		"  -g LIDFILE  port GUIDs and their LIDs, kept across runs (opensm's guid2lid format)\n"
 		"  -x PARTFILE partitions, in opensm's partitions.conf format (default: every\n"
 		"              port a full member of the default partition)\n"
-		"  -t MS       how long an SMP waits for its answer (default 500)\n"
+		"  -t MS       how long an SMP waits for its answer, at most (default 500;\n"
+		"              less once answers come sooner: 4 round trips and 50 ms)\n"
 		"  -1          sweep once and exit (0 if every port is Active)\n"
 		"  -v, -q      more, less in the log (stderr)\n");
 	exit(2);
@@ -202,7 +203,7 @@ static int sm_all_active(const struct sm_ctx *c)
 }
 
 /* Milliseconds of the monotonic clock. */
-static uint64_t sm_now_ms(void)
+uint64_t sm_now_ms(void)
 {
 	struct timespec ts;
 

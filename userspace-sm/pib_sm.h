@@ -24,6 +24,35 @@ struct ibmad_port;
 #define SM_SWEEP_PACE_MS	1000
 #define SM_SWEEP_BURST_MS	(2 * SM_SWEEP_PACE_MS)
 
+/* An SMP's wait: four round trips and this, within -t. */
+#define SM_SMP_SLACK_MS	50
+
+/*
+ * The smoothed round trip @rtt (ms, 0: none yet) with one more @sample;
+ * an answer that came after the kernel resent its SMP makes a long
+ * sample, which only makes the waits longer.
+ */
+static inline unsigned int sm_rtt_update(unsigned int rtt, unsigned int sample)
+{
+	unsigned int avg = (7 * rtt + sample + 4) / 8;
+
+	if (!rtt)
+		avg = sample;
+	return avg ? avg : 1;	/* (0 is "none yet") */
+}
+
+/*
+ * How long an SMP waits for its answer (then the kernel sends it again),
+ * with round trips of @rtt (0: unknown) and -t @max: a lost SMP on a
+ * fast fabric costs a sweep a few of its round trips, not -t.
+ */
+static inline unsigned int sm_smp_timeout(unsigned int rtt, unsigned int max)
+{
+	unsigned int t = 4 * rtt + SM_SMP_SLACK_MS;
+
+	return rtt && t < max ? t : max;
+}
+
 /* The sweeps' pace @due once a heavy sweep begins at @now. */
 static inline uint64_t sm_sweep_paced(uint64_t due, uint64_t now)
 {
@@ -66,7 +95,9 @@ enum sm_log_level {
  * @mad: its management port (SMI classes, LID-routed and directed)
  * @dev: the RDMA device it runs on (NULL: the first)
  * @port: that device's port
- * @timeout_ms: how long an SMP waits for its answer
+ * @timeout_ms: how long an SMP waits for its answer, at most (-t)
+ * @smp_rtt_ms: SMPs' smoothed round trip (0: none answered yet), which
+ *	shortens their wait (sm_smp_timeout())
  * @log_level: enum sm_log_level
  * @fab: the subnet as the last sweep found it
  * @lids: the LIDs it gave out, by port GUID
@@ -116,6 +147,7 @@ struct sm_ctx {
 	const char *dev;
 	int port;
 	unsigned int timeout_ms;
+	unsigned int smp_rtt_ms;
 	int log_level;
 	struct sm_fabric fab;
 	struct sm_lidmap lids;
@@ -173,6 +205,7 @@ struct sm_group {
  * @mod: its modifier
  * @data: what to set; the answer's data
  * @status: 0 answered, -EIO no good answer, -EINPROGRESS not yet
+ * @sent_ms: when it was sent (sm_now_ms())
  * @node: the caller's: the node it is about
  * @port: the caller's: the port it is about
  */
@@ -184,6 +217,7 @@ struct sm_smp_req {
 	unsigned int mod;
 	uint8_t data[64];
 	int status;
+	uint64_t sent_ms;
 	int node;
 	unsigned int port;
 };
@@ -211,6 +245,8 @@ struct sm_sweep_stats {
 
 void sm_log(const struct sm_ctx *c, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Milliseconds of the monotonic clock. */
+uint64_t sm_now_ms(void);
 
 /* sm_sweep.c: discovery and configuration by directed-route SMPs */
 int sm_discover(struct sm_ctx *c);

@@ -5,7 +5,8 @@
  * block), and waits for a round trip per batch instead of one per SMP.
  * Up to SM_SMP_WINDOW SMPs are in flight; the kernel's MAD layer times
  * each out and resends it, and hands back either the answer or the SMP
- * that got none, both with the TransactionID the SMP went with.
+ * that got none, both with the TransactionID the SMP went with. The
+ * timeout follows the answers' round trips (sm_smp_timeout()).
  *
  * The SMPs go through the SMI agent that libibmad registered on its umad
  * port (mad_rpc_open_port()); nothing else uses that port meanwhile.
@@ -81,9 +82,12 @@ static int sm_smp_send(struct sm_ctx *c, struct sm_smp_req *r, uint32_t tid,
 	if (len < 0)
 		return -EINVAL;
 	c->smps++;
+	r->sent_ms = sm_now_ms();
 	if (umad_send(mad_rpc_portid(c->mad),
 		      mad_rpc_class_agent(c->mad, IB_SMI_DIRECT_CLASS), buf,
-		      IB_MAD_SIZE, (int)c->timeout_ms, SM_SMP_RETRIES) < 0)
+		      IB_MAD_SIZE,
+		      (int)sm_smp_timeout(c->smp_rtt_ms, c->timeout_ms),
+		      SM_SMP_RETRIES) < 0)
 		return -EIO;
 	return 0;
 }
@@ -114,6 +118,8 @@ static int sm_smp_take(struct sm_ctx *c, struct sm_smp_req *r,
 	}
 	memcpy(r[k].data, mad + IB_SMP_DATA_OFFS, IB_SMP_DATA_SIZE);
 	r[k].status = 0;
+	c->smp_rtt_ms = sm_rtt_update(c->smp_rtt_ms,
+				      (unsigned int)(sm_now_ms() - r[k].sent_ms));
 	return 1;
 }
 

@@ -675,6 +675,33 @@ static void test_sweep_pace(void)
 	CHECK(sm_sweep_soonest(due) > now);
 }
 
+/*
+ * SMPs' waits follow their round trips: 4 of them and SM_SMP_SLACK_MS,
+ * never more than -t, which is the wait while no answer has come; a long
+ * sample (a resent SMP's) moves the average an eighth of the way.
+ */
+static void test_smp_timeout(void)
+{
+	unsigned int rtt = 0, k;
+
+	CHECK(sm_smp_timeout(0, 500) == 500);
+	rtt = sm_rtt_update(rtt, 0);
+	CHECK(rtt == 1);
+	for (k = 0; k < 100; k++)
+		rtt = sm_rtt_update(rtt, 10);
+	CHECK(rtt >= 6 && rtt <= 14);
+	CHECK(sm_smp_timeout(rtt, 500) <= 4 * 14 + SM_SMP_SLACK_MS);
+	CHECK(sm_smp_timeout(rtt, 60) == 60);
+	rtt = sm_rtt_update(rtt, 1500);
+	CHECK(rtt > 150 && rtt < 250);
+	CHECK(sm_smp_timeout(rtt, 500) == 500);
+	for (k = 0; k < 100; k++)
+		rtt = sm_rtt_update(rtt, 10);
+	CHECK(rtt >= 6 && rtt <= 14);
+	CHECK(sm_rtt_update(rtt, 0) >= 1);
+	CHECK(sm_rtt_update(1, 0) == 1);
+}
+
 int main(void)
 {
 	test_model();
@@ -686,5 +713,6 @@ int main(void)
 	test_lid_stability();
 	test_random();
 	test_sweep_pace();
+	test_smp_timeout();
 	return unit_done("test_sm");
 }
