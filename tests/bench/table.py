@@ -50,10 +50,11 @@ def cell(vals):
 
 
 def per_gb(runs):
-    """Median CPU s/GB of server and client over runs, as "S+C"."""
+    """Median CPU s/GB of server and client over the runs that measured, as
+    "S+C"."""
     srv, cli = [], []
-    for cpu1, cpu2, moved in runs:
-        if moved and cpu1 is not None and cpu2 is not None:
+    for value, cpu1, cpu2, moved in runs:
+        if value and moved and cpu1 is not None and cpu2 is not None:
             srv.append(cpu1 / moved * 1e9)
             cli.append(cpu2 / moved * 1e9)
     if not srv:
@@ -82,7 +83,7 @@ def read(path):
                 order.append(key)
             d = rows[key].setdefault(dev, {"vals": [], "cpu": []})
             d["vals"].append(num(value))
-            d["cpu"].append((num(cpu1), num(cpu2), num(moved)))
+            d["cpu"].append((num(value), num(cpu1), num(cpu2), num(moved)))
     return rows, order, rounds, sweep
 
 
