@@ -29,6 +29,10 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 fab=/usr/local/sbin/pib-fabric
 n=8
 
+# ns_inum NAME: the inode number of network namespace NAME (ip netns),
+# which names its switches' debugfs files (NETDEV@INUM).
+ns_inum() { stat -L -c %i "/run/netns/$1"; }
+
 # pib_devs: how many pib<I> devices this namespace sees.
 pib_devs() {
 	local d c=0
@@ -173,7 +177,7 @@ no_fabric "down (pib-sm)"
 
 check "pib-fabric up 3 --ipv6 --ipoib" timeout 300 $fab up 3 --ipv6 --ipoib
 # (a switch's debugfs file outside the initial namespace: NETDEV@INUM)
-st=$(cat "/sys/kernel/debug/pib/lan1@$(stat -L -c %i /run/netns/pibf1)")
+st=$(cat "/sys/kernel/debug/pib/lan1@$(ns_inum pibf1)")
 echo "$st"
 expect_eq "host 1 hears 2 peers over IPv6" \
 	"$(grep -Ec '^peer [0-9a-f]+ fe80::[0-9a-f:]+ up$' <<<"$st")" 2
@@ -188,7 +192,6 @@ no_fabric "down (IPv6)"
 # Two containers whose netdevs have the same name (eth9 in each): each
 # switch has its own debugfs file, NETDEV@INUM, and the kernel reports no
 # clash in pib's directory.
-ns_inum() { stat -L -c %i "/run/netns/$1"; }
 check "two namespaces, eth9 in each" sh -c 'ip netns add pibdA && ip netns add pibdB &&
 	ip link add eth9 netns pibdA type veth peer name eth9 netns pibdB &&
 	ip -n pibdA link set eth9 up && ip -n pibdB link set eth9 up'
