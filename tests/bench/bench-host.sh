@@ -23,7 +23,8 @@
 #
 # Settings (environment, set by tests/bench/run): BENCH_ROUNDS,
 # BENCH_TESTS, BENCH_BW_SIZES, BENCH_LAT_SIZES, BENCH_BW_ITERS,
-# BENCH_LAT_ITERS, BENCH_QPS, BENCH_SWEEP, BENCH_TOOL_TIMEOUT.
+# BENCH_LAT_ITERS, BENCH_QPS, BENCH_SWEEP, BENCH_TOOL_TIMEOUT,
+# BENCH_PROFILE.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -36,6 +37,7 @@ lat_iters=${BENCH_LAT_ITERS:-500}
 qps_list=${BENCH_QPS:-"1 4"}
 sweep=${BENCH_SWEEP-"1 4 16 64 256 1024 4096 16384 65536 262144 1048576"}
 tool_timeout=${BENCH_TOOL_TIMEOUT:-45}	# seconds for one client run
+profile=${BENCH_PROFILE:-0}
 hang_budget=3			# timed-out runs before a device is skipped
 server_ip=10.99.0.1
 sync=$PIB_RESULTS/sync
@@ -85,6 +87,32 @@ status() {
 	echo "$2" > "$sync/$1.$PIB_HOST"
 	barrier "$1"
 }
+
+# $perf_wrap ID CMD... runs CMD under a system-wide `perf record` and
+# leaves where the CPU time went in $runs: ID.perf.host<i> (by function)
+# and ID.perf-calls.host<i> (with what each called). Under emulation each
+# sample's interrupt is slow, and perf would throttle its rate to almost
+# nothing: perf_cpu_time_max_percent=0 lets it be. There is no PMU:
+# samples come from a timer, and what ran with interrupts off shows as
+# the function that turned them on again.
+perf_wrap=/tmp/perf-wrap
+cat >$perf_wrap <<EOF
+#!/bin/bash
+id=\$1
+shift
+perf record -q -e cpu-clock -F 999 -a -g -o /tmp/perf.\$id -- "\$@"
+st=\$?
+perf report -i /tmp/perf.\$id --stdio --no-children --sort sym -g none \\
+	--percent-limit 0.5 >$runs/\$id.perf.host$PIB_HOST 2>&1
+perf report -i /tmp/perf.\$id --stdio --children --sort sym -g none \\
+	--percent-limit 1 >$runs/\$id.perf-calls.host$PIB_HOST 2>&1
+rm -f /tmp/perf.\$id
+exit \$st
+EOF
+chmod +x $perf_wrap
+[ "$profile" = 1 ] &&
+	sysctl -q kernel.perf_cpu_time_max_percent=0 kernel.perf_event_paranoid=-1 \
+		kernel.kptr_restrict=0
 
 # ---------------------------------------------------------------- setup
 modprobe -a ib_uverbs ib_umad rdma_rxe 2>/dev/null
@@ -144,7 +172,7 @@ done
 # and says when it is done (cend.ID), host1 stops the server (send.ID).
 # Commands name their TCP port @PORT@ and the server's address @HOST@.
 declare -A hangs=()
-id=0
+id=0 grace=0
 
 # serve ID CMD...: host1's half of a run.
 serve() {
@@ -156,7 +184,7 @@ serve() {
 	echo "${cmd[*]}" >"$runs/$id.server.log"
 	busy
 	local b0=$busy
-	timeout $((tool_timeout + 30)) "${cmd[@]}" >>"$runs/$id.server.log" 2>&1 &
+	timeout $((tool_timeout + 30 + grace)) "${cmd[@]}" >>"$runs/$id.server.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 150); do
 		if ss -Hltn "sport = :$port" | grep -q .; then st=ok; break; fi
@@ -164,8 +192,8 @@ serve() {
 		sleep 0.2
 	done
 	echo $st > "$sync/ready.$id"
-	wait_for $((tool_timeout + 30)) test -e "$sync/cend.$id"
-	for _ in $(seq 50); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
+	wait_for $((tool_timeout + 30 + grace)) test -e "$sync/cend.$id"
+	for _ in $(seq $((50 + grace * 5))); do kill -0 $pid 2>/dev/null || break; sleep 0.2; done
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	busy
@@ -195,7 +223,7 @@ measure() {
 			echo "${cmd[*]}" >"$log"
 			busy
 			b0=$busy
-			timeout "$tool_timeout" "${cmd[@]}" >>"$log" 2>&1
+			timeout $((tool_timeout + grace)) "${cmd[@]}" >>"$log" 2>&1
 			st=$?
 			busy
 			cpu2=$(cpu_s $((busy - b0)))
@@ -205,7 +233,7 @@ measure() {
 			echo "the server did not start: see $id.server.log" >"$log"
 		fi
 		touch "$sync/cend.$id"
-		wait_for $((tool_timeout + 60)) test -e "$sync/send.$id" &&
+		wait_for $((tool_timeout + 60 + grace)) test -e "$sync/send.$id" &&
 			cpu1=$(cat "$sync/cpu.$id")
 	fi
 	[ -n "$value" ] || value=n/a
@@ -233,7 +261,7 @@ tcp_mbit() {
 step() {
 	local round=$1 test=$2 size=$3 dev=$4 qps=${5:-1} iters=${6:-} cmd parse
 	local bytes=-
-	id=$((id + 1))
+	id=$((id + 1)) grace=0
 	case $test in
 	tcp)
 		if [ "$PIB_HOST" = 1 ]; then
@@ -253,6 +281,8 @@ step() {
 	*_lat) cmd=("ib_$test" -n "$lat_iters") parse=lat_typ ;;
 	esac
 	cmd+=(-F -i 1 -s "$size" -p @PORT@)
+	# (perf's report takes its time: seconds the runs get besides)
+	[ "$round" = profile ] && cmd=("$perf_wrap" "$id" "${cmd[@]}") grace=120
 	if [ "$dev" = pib ]; then
 		cmd+=(-d pibeth0)
 	else
@@ -280,6 +310,15 @@ for round in $(seq "$rounds"); do
 		done
 	done
 done
+# BENCH_PROFILE=1: the bandwidth tests at the largest size once more, each
+# under perf on both hosts (their numbers are not in the table).
+if [ "$profile" = 1 ]; then
+	for test in $tests; do
+		[ "${test%_bw}" != "$test" ] || continue
+		step profile "$test" "${bw_sizes##* }" pib
+		step profile "$test" "${bw_sizes##* }" rxe
+	done
+fi
 # The sweep: 16 MiB a run (20 to 1000 messages).
 for size in $sweep; do
 	n=$((16777216 / size))

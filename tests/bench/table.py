@@ -70,6 +70,8 @@ def read(path):
             if len(parts) != 9:
                 continue
             rnd, test, size, qps, dev, value, cpu1, cpu2, moved = parts
+            if rnd == "profile":
+                continue  # run under perf: see runs/*.perf.*
             if rnd == "sweep":
                 v = num(value)
                 if v is not None and dev == "tcp":
