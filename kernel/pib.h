@@ -419,6 +419,8 @@ struct pib_sw_port {
  * @dr_discards: directed-route SMPs discarded (bad path or hop pointer)
  * @hop_limit: packets not sent on for want of hop budget (PIB_TTL_HERE)
  * @traps_tx: Trap 128 SMPs sent
+ * @batches_tx: UDP GSO skbs sent (pib_switch_send())
+ * @batched_tx: the packets they carried
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
 struct pib_switch {
@@ -465,6 +467,8 @@ struct pib_switch {
 	atomic64_t dr_discards;
 	atomic64_t hop_limit;
 	atomic64_t traps_tx;
+	atomic64_t batches_tx;
+	atomic64_t batched_tx;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
 
@@ -1516,7 +1520,7 @@ void pib_capture_dev_remove(struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 		      unsigned int len, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
-		     struct sk_buff *skb);
+		     struct sk_buff_head *list);
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out);
 void pib_switch_track_links(struct pib_switch *sw);

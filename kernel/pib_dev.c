@@ -218,10 +218,12 @@ static int pib_check_netdev(struct net_device *ndev)
 static void pib_dev_tx(struct pib_dev *dev)
 {
 	unsigned int budget = PIB_TX_BUDGET;
+	struct sk_buff_head q;
 	struct sk_buff *skb;
 
 	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags))
 		return;
+	__skb_queue_head_init(&q);
 	/* Responses first: behind requests they would time out the peer's. */
 	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
 			    (skb = skb_dequeue(&dev->txq)))) {
@@ -233,8 +235,9 @@ static void pib_dev_tx(struct pib_dev *dev)
 		 */
 		if (pib_lid_is_mcast(pib_lrh_dlid(skb->data)))
 			pib_hca_receive(dev, skb->data, skb->len);
-		pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
+		__skb_queue_tail(&q, skb);
 	}
+	pib_switch_send(dev->sw, pib_sw_hca_port(dev), &q);
 	clear_bit_unlock(PIB_TX_BUSY, &dev->tx_flags);
 	/* Pairs with test_and_set_bit() after a sender queued its packets. */
 	smp_mb__after_atomic();

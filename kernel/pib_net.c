@@ -216,7 +216,7 @@ static void pib_switch_xmit4(struct pib_switch *sw, __be32 daddr,
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
 	udp_tunnel_xmit_skb(rt, sw->sk[PIB_IP4], skb, saddr, daddr, 0, ttl, 0,
 			    htons(pib_udp_port), htons(pib_udp_port), false,
-			    true, 0);
+			    !skb_is_gso(skb), 0);
 }
 
 /*
@@ -282,6 +282,9 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
  * Nothing is sent while the netdev has no address of @daddr's family or
  * no route. IPv4's UDP checksum is left out (0, as RoCEv2 does): the ICRC
  * and VCRC cover the IB packet end to end, and the receiver checks them.
+ * A batch (a UDP GSO skb of whole IB packets, pib_switch_send()) is the
+ * exception: GSO, in the NIC or in software, gives each of its datagrams
+ * a UDP checksum, which the stack requires of it.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl)
@@ -289,6 +292,12 @@ void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 	if (skb_cow_head(skb, pib_tx_headroom(sw->ndev))) {
 		kfree_skb(skb);
 		return;
+	}
+	/* A batch's UDP checksums: GSO computes them for each datagram. */
+	if (skb_is_gso(skb)) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
 	}
 	if (pib_ip_family(daddr) == PIB_IP4)
 		pib_switch_xmit4(sw, pib_ip_v4(daddr), skb, ttl);
@@ -534,6 +543,9 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 		   atomic64_read(&sw->unrouted), atomic64_read(&sw->dr_discards),
 		   atomic64_read(&sw->traps_tx));
 	seq_printf(m, "hop_limit %lld\n", atomic64_read(&sw->hop_limit));
+	seq_printf(m, "batches_tx %lld\nbatched_tx %lld\n",
+		   atomic64_read(&sw->batches_tx),
+		   atomic64_read(&sw->batched_tx));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));

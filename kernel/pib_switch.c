@@ -500,22 +500,17 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 	pib_switch_forward(sw, in_port, buf, len, &pkt, ttl);
 }
 
-/**
- * pib_switch_send() - a packet from a local device enters the switch
- * @sw: the switch
- * @in_port: the device's port
- * @skb: the packet, built behind pib_tx_headroom(); consumed
- *
- * As pib_switch_input(), but a unicast packet for another host leaves in
- * @skb itself: no copy of the data path's packets on their way out.
+/*
+ * A packet from a local device: checked, and routed. Return true, with
+ * the peer's address in @addr, if it leaves for another host; else the
+ * switch has forwarded it (or dropped it) and it is consumed.
  */
-void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
-		     struct sk_buff *skb)
+static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
+				  struct sk_buff *skb, struct pib_ip *addr)
 {
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
 	unsigned int out;
-	struct pib_ip addr;
 
 	/*
 	 * Packets of a device of this host are sound: only an injected
@@ -530,20 +525,125 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		trace_pib_pkt_drop(netdev_name(sw->ndev), skb->data, skb->len,
 				   PIB_DROP_MALFORMED, err);
 		kfree_skb(skb);
-		return;
+		return false;
 	}
 	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
 	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
 	    out >= PIB_SW_FIRST_PEER_PORT) {
-		if (pib_switch_peer_addr(sw, out, &addr))
-			pib_switch_xmit_skb(sw, &addr, skb, PIB_TTL_HERE);
-		else
-			kfree_skb(skb);
-		return;
+		if (pib_switch_peer_addr(sw, out, addr))
+			return true;
+		kfree_skb(skb);
+		return false;
 	}
 	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
 			   PIB_TTL_HERE);
 	consume_skb(skb);
+	return false;
+}
+
+/*
+ * What a batch's skb takes at most (a 32 KiB allocation, shared info and
+ * headroom included): some 30 packets of a 1024-byte IB MTU.
+ */
+#define PIB_BATCH_ALLOC		(32 * 1024)
+
+/**
+ * struct pib_batch - a run of packets for one peer, to leave as one skb
+ * @addr: the peer's address
+ * @q: the packets, in order
+ * @seg: the length of the first; all but the last have it
+ * @bytes: their total length
+ */
+struct pib_batch {
+	struct pib_ip addr;
+	struct sk_buff_head q;
+	unsigned int seg;
+	unsigned int bytes;
+};
+
+/*
+ * Send the batch: one packet alone, more as one UDP GSO skb whose
+ * segments are the packets, each a whole datagram (pib_switch_xmit_skb()
+ * has GSO compute their UDP checksums). Without memory for it they go
+ * one by one.
+ */
+static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
+{
+	unsigned int n = skb_queue_len(&b->q);
+	struct sk_buff *skb, *gso = NULL;
+
+	if (n > 1)
+		gso = alloc_skb(pib_tx_headroom(sw->ndev) + b->bytes,
+				GFP_ATOMIC | __GFP_NOWARN);
+	if (!gso) {
+		while ((skb = __skb_dequeue(&b->q)))
+			pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+		return;
+	}
+	skb_reserve(gso, pib_tx_headroom(sw->ndev));
+	while ((skb = __skb_dequeue(&b->q))) {
+		skb_put_data(gso, skb->data, skb->len);
+		consume_skb(skb);
+	}
+	skb_shinfo(gso)->gso_size = b->seg;
+	skb_shinfo(gso)->gso_segs = n;
+	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
+	atomic64_inc(&sw->batches_tx);
+	atomic64_add(n, &sw->batched_tx);
+	pib_switch_xmit_skb(sw, &b->addr, gso, PIB_TTL_HERE);
+}
+
+/*
+ * May @skb, for @addr, join the batch? Same peer, no longer than the
+ * first, after none shorter (GSO's segments are all of one size but the
+ * last), within PIB_BATCH_ALLOC.
+ */
+static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
+			    const struct pib_ip *addr, const struct sk_buff *skb)
+{
+	return pib_ip_eq(addr, &b->addr) && skb->len <= b->seg &&
+	       skb_peek_tail(&b->q)->len == b->seg &&
+	       b->bytes + skb->len <= SKB_WITH_OVERHEAD(PIB_BATCH_ALLOC) -
+				      pib_tx_headroom(sw->ndev);
+}
+
+/**
+ * pib_switch_send() - packets from a local device enter the switch
+ * @sw: the switch
+ * @in_port: the device's port
+ * @list: the packets, in order, each built behind pib_tx_headroom();
+ *	emptied
+ *
+ * As pib_switch_input(), but unicast packets for another host leave in
+ * their skbs, with no copy, and a run of them for one host (the packets
+ * of a message) as one UDP GSO skb: one pass down the IP stack and one
+ * doorbell of the NIC for the run, where the NIC or GSO cuts it into
+ * the datagrams. What another host receives is the same.
+ */
+void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
+		     struct sk_buff_head *list)
+{
+	struct pib_batch b = {};
+	struct sk_buff *skb;
+	struct pib_ip addr;
+
+	__skb_queue_head_init(&b.q);
+	while ((skb = __skb_dequeue(list))) {
+		if (!pib_switch_send_route(sw, in_port, skb, &addr)) {
+			pib_batch_flush(sw, &b);
+			continue;
+		}
+		if (!skb_queue_empty(&b.q) && !pib_batch_takes(sw, &b, &addr, skb))
+			pib_batch_flush(sw, &b);
+		if (skb_queue_empty(&b.q)) {
+			b.addr = addr;
+			b.seg = skb->len;
+			b.bytes = 0;
+		}
+		__skb_queue_tail(&b.q, skb);
+		b.bytes += skb->len;
+	}
+	pib_batch_flush(sw, &b);
 }
 
 /**

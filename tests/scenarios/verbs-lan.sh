@@ -28,5 +28,9 @@ expect_match "rdma statistic shows the transport's counters" "$stats" \
 # (host1 answers the WRITEs and READs)
 [ "$PIB_HOST" = 1 ] && expect_match "its ODP faults answered with RNR NAKs" \
 	"$stats" 'odp_responder_faults [1-9]'
+# Both hosts sent messages of many packets (host1 READ responses): runs of
+# them left as UDP GSO batches, which the other host took apart again.
+expect_match "messages left in UDP GSO batches" "$(cat /sys/kernel/debug/pib/eth0)" \
+	'^batches_tx [1-9]'
 cat /sys/kernel/debug/pib/eth0
 pib_done
