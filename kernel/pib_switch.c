@@ -614,11 +614,12 @@ static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
  * @list: the packets, in order, each built behind pib_tx_headroom();
  *	emptied
  *
- * As pib_switch_input(), but unicast packets for another host leave in
- * their skbs, with no copy, and a run of them for one host (the packets
- * of a message) as one UDP GSO skb: one pass down the IP stack and one
- * doorbell of the NIC for the run, where the NIC or GSO cuts it into
- * the datagrams. What another host receives is the same.
+ * As pib_switch_input(), but a unicast packet for another host leaves in
+ * its own skb, with no copy, and a run of them for one host (the packets
+ * of one message or more) is copied into one UDP GSO skb: one pass down
+ * the IP stack and one doorbell of the NIC for the run, which the NIC or
+ * GSO cuts into the datagrams. Another host receives the same datagrams
+ * either way, but that those of a run carry UDP checksums.
  */
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list)
