@@ -96,7 +96,8 @@ status() {
 # samples come from a timer, and what ran with interrupts off shows as
 # the function that turned them on again.
 perf_wrap=/tmp/perf-wrap
-cat >$perf_wrap <<EOF
+if [ "$profile" = 1 ]; then
+	cat >$perf_wrap <<EOF
 #!/bin/bash
 id=\$1
 shift
@@ -109,10 +110,10 @@ perf report -i /tmp/perf.\$id --stdio --children --sort sym -g none \\
 rm -f /tmp/perf.\$id
 exit \$st
 EOF
-chmod +x $perf_wrap
-[ "$profile" = 1 ] &&
+	chmod +x $perf_wrap
 	sysctl -q kernel.perf_cpu_time_max_percent=0 kernel.perf_event_paranoid=-1 \
 		kernel.kptr_restrict=0
+fi
 
 # ---------------------------------------------------------------- setup
 modprobe -a ib_uverbs ib_umad rdma_rxe 2>/dev/null
