@@ -89,6 +89,7 @@ static void fs_from_sm(struct pib_switch *sw, struct fuzz_in *in)
 	u32 off = PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN;
 	struct sk_buff *skb = alloc_skb(off + PIB_SMP_LEN + PIB_ICRC_LEN +
 					PIB_VCRC_LEN, GFP_ATOMIC);
+	struct sk_buff_head q;
 
 	skb_put(skb, off + PIB_SMP_LEN + PIB_ICRC_LEN + PIB_VCRC_LEN);
 	memset(skb->data, 0, skb->len);
@@ -96,7 +97,9 @@ static void fs_from_sm(struct pib_switch *sw, struct fuzz_in *in)
 	pib_bth_pack(skb->data + PIB_LRH_LEN, &bth);
 	fuzz_bytes(in, skb->data + off, PIB_SMP_LEN);
 	pib_pkt_seal(skb->data, off + PIB_SMP_LEN);
-	pib_switch_send(sw, i + 1, skb);
+	__skb_queue_head_init(&q);
+	__skb_queue_tail(&q, skb);
+	pib_switch_send(sw, i + 1, &q);
 }
 
 static void fs_dev_flap(struct pib_switch *sw, struct fuzz_in *in)

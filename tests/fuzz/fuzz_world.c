@@ -76,12 +76,14 @@ void pib_port_link_update(struct pib_dev *dev, bool notify)
  */
 static void fuzz_dev_tx(struct pib_dev *dev)
 {
+	struct sk_buff_head q;
 	struct sk_buff *skb;
 
 	if (test_and_set_bit(PIB_TX_BUSY, &dev->tx_flags)) {
 		schedule_work(&dev->tx_work);
 		return;
 	}
+	__skb_queue_head_init(&q);
 	local_bh_disable();
 	while ((skb = __skb_dequeue(&dev->ackq)) ||
 	       (skb = __skb_dequeue(&dev->txq))) {
@@ -89,10 +91,12 @@ static void fuzz_dev_tx(struct pib_dev *dev)
 		if (fuzz_world.tx_hook)
 			fuzz_world.tx_hook(dev, skb->data, skb->len);
 		if (dev->sw)
-			pib_switch_send(dev->sw, pib_sw_hca_port(dev), skb);
+			__skb_queue_tail(&q, skb);
 		else
 			kfree_skb(skb);
 	}
+	if (dev->sw)
+		pib_switch_send(dev->sw, pib_sw_hca_port(dev), &q);
 	local_bh_enable();
 	clear_bit(PIB_TX_BUSY, &dev->tx_flags);
 }
@@ -234,10 +238,22 @@ void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
 	FUZZ_CHECK(pkt[0] >> 4 == PIB_VL15 || ttl <= fuzz_world.ttl_max);
 }
 
+/*
+ * A batch (a GSO skb) leaves as GSO cuts it: one datagram each gso_size
+ * bytes, the last maybe shorter, each a whole packet.
+ */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl)
 {
-	pib_switch_xmit(sw, daddr, skb->data, skb->len, ttl, GFP_ATOMIC);
+	unsigned int seg = skb_shinfo(skb)->gso_size, off, n = 0;
+
+	if (!seg)
+		seg = skb->len;
+	for (off = 0; off < skb->len; off += seg, n++)
+		pib_switch_xmit(sw, daddr, skb->data + off,
+				min_t(unsigned int, seg, skb->len - off), ttl,
+				GFP_ATOMIC);
+	FUZZ_CHECK(!skb_is_gso(skb) || (n > 1 && n == skb_shinfo(skb)->gso_segs));
 	kfree_skb(skb);
 }
 

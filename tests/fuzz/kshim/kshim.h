@@ -73,6 +73,7 @@ typedef unsigned int gfp_t;
 #define GFP_ATOMIC		0x2u
 #define __GFP_ZERO		0x4u
 #define __GFP_RETRY_MAYFAIL	0x8u
+#define __GFP_NOWARN		0x20u
 #define GFP_KERNEL_ACCOUNT	(GFP_KERNEL | 0x10u)
 
 /* Constants and arithmetic */
@@ -503,12 +504,26 @@ u32 get_random_u32(void);
 void kshim_seed(u32 seed);
 
 /* Socket buffers: exactly as large as asked, so overruns are caught. */
+/* What GSO needs of an skb's shared info (pib_switch_send()'s batches). */
+struct skb_shared_info {
+	unsigned short gso_size, gso_segs;
+	unsigned int gso_type;
+};
+
+#define SKB_GSO_UDP_L4			(1u << 16)
+/* An allocation's room for data: as the kernel's, less its shared info. */
+#define SKB_WITH_OVERHEAD(x)		((x) - 320)
+
 struct sk_buff {
 	struct sk_buff *next, *prev;
 	unsigned char *head, *data;
 	unsigned int len, end;
 	char cb[48] __attribute__((aligned(8)));
+	struct skb_shared_info shinfo;
 };
+
+#define skb_shinfo(skb)			(&(skb)->shinfo)
+#define skb_is_gso(skb)			(skb_shinfo(skb)->gso_size != 0)
 
 struct sk_buff_head {
 	struct sk_buff *next, *prev;
@@ -521,6 +536,12 @@ void kfree_skb(struct sk_buff *skb);
 #define consume_skb(skb)		kfree_skb(skb)
 void skb_reserve(struct sk_buff *skb, int len);
 void *skb_put(struct sk_buff *skb, unsigned int len);
+
+static inline void *skb_put_data(struct sk_buff *skb, const void *data,
+				 unsigned int len)
+{
+	return memcpy(skb_put(skb, len), data, len);
+}
 
 static inline void __skb_queue_head_init(struct sk_buff_head *q)
 {
@@ -553,6 +574,11 @@ static inline void __skb_queue_tail(struct sk_buff_head *q,
 	q->prev->next = skb;
 	q->prev = skb;
 	q->qlen++;
+}
+
+static inline struct sk_buff *skb_peek_tail(const struct sk_buff_head *q)
+{
+	return skb_queue_empty(q) ? NULL : q->prev;
 }
 
 static inline struct sk_buff *__skb_dequeue(struct sk_buff_head *q)
