@@ -501,47 +501,6 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 }
 
 /*
- * A packet from a local device: checked, and routed. Return true, with
- * the peer's address in @addr, if it leaves for another host; else the
- * switch has forwarded it (or dropped it) and it is consumed.
- */
-static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
-				  struct sk_buff *skb, struct pib_ip *addr)
-{
-	enum pib_pkt_err err;
-	struct pib_pkt pkt;
-	unsigned int out;
-
-	/*
-	 * Packets of a device of this host are sound: only an injected
-	 * corruption needs the CRC check that the LAN's packets get.
-	 */
-	if (unlikely(pib_skb_cb(skb)->check_crc))
-		err = pib_pkt_parse(skb->data, skb->len, &pkt);
-	else
-		err = pib_pkt_locate(skb->data, skb->len, &pkt);
-	if (err) {
-		atomic64_inc(&sw->drops[err]);
-		trace_pib_pkt_drop(netdev_name(sw->ndev), skb->data, skb->len,
-				   PIB_DROP_MALFORMED, err);
-		kfree_skb(skb);
-		return false;
-	}
-	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
-	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
-	    out >= PIB_SW_FIRST_PEER_PORT) {
-		if (pib_switch_peer_addr(sw, out, addr))
-			return true;
-		kfree_skb(skb);
-		return false;
-	}
-	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
-			   PIB_TTL_HERE);
-	consume_skb(skb);
-	return false;
-}
-
-/*
  * What a batch's skb takes at most (a 32 KiB allocation, shared info and
  * headroom included): some 30 packets of a 1024-byte IB MTU.
  */
@@ -607,6 +566,50 @@ static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
 				      pib_tx_headroom(sw->ndev);
 }
 
+/*
+ * A packet from a local device: checked, and routed. Return true, with
+ * the peer's address in @addr, if it leaves for another host; else the
+ * switch has forwarded it (after the batch @b, which came before it) or
+ * dropped it, and it is consumed.
+ */
+static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
+				  struct sk_buff *skb, struct pib_ip *addr,
+				  struct pib_batch *b)
+{
+	enum pib_pkt_err err;
+	struct pib_pkt pkt;
+	unsigned int out;
+
+	/*
+	 * Packets of a device of this host are sound: only an injected
+	 * corruption needs the CRC check that the LAN's packets get.
+	 */
+	if (unlikely(pib_skb_cb(skb)->check_crc))
+		err = pib_pkt_parse(skb->data, skb->len, &pkt);
+	else
+		err = pib_pkt_locate(skb->data, skb->len, &pkt);
+	if (err) {
+		atomic64_inc(&sw->drops[err]);
+		trace_pib_pkt_drop(netdev_name(sw->ndev), skb->data, skb->len,
+				   PIB_DROP_MALFORMED, err);
+		kfree_skb(skb);
+		return false;
+	}
+	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
+	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
+	    out >= PIB_SW_FIRST_PEER_PORT) {
+		if (pib_switch_peer_addr(sw, out, addr))
+			return true;
+		kfree_skb(skb);
+		return false;
+	}
+	pib_batch_flush(sw, b);
+	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
+			   PIB_TTL_HERE);
+	consume_skb(skb);
+	return false;
+}
+
 /**
  * pib_switch_send() - packets from a local device enter the switch
  * @sw: the switch
@@ -630,10 +633,8 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 
 	__skb_queue_head_init(&b.q);
 	while ((skb = __skb_dequeue(list))) {
-		if (!pib_switch_send_route(sw, in_port, skb, &addr)) {
-			pib_batch_flush(sw, &b);
+		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b))
 			continue;
-		}
 		if (!skb_queue_empty(&b.q) && !pib_batch_takes(sw, &b, &addr, skb))
 			pib_batch_flush(sw, &b);
 		if (skb_queue_empty(&b.q)) {
