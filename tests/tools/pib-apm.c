@@ -124,28 +124,6 @@ static const char *mig_name(enum ibv_mig_state s)
 
 /* --------------------------------------------------------------- inject */
 
-/* Write @cmd to the device's inject file: 0, or the errno. */
-static int inject(const char *cmd)
-{
-	char path[256];
-	size_t len = strlen(cmd);
-	ssize_t n;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/sys/kernel/debug/pib/%s/inject",
-		 opt.dev);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	n = write(fd, cmd, len);
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != len)
-		err = EIO;
-	close(fd);
-	return err;
-}
-
 /* Have the device lose its SL 0 packets (@on), or no more. */
 static void cut(int on)
 {
@@ -153,7 +131,7 @@ static void cut(int on)
 	int err;
 
 	dropping = on;
-	err = inject(cmd);
+	err = dev_inject(opt.dev, cmd);
 	if (err) {
 		dropping = 0;
 		die("writing \"%s\" to /sys/kernel/debug/pib/%s/inject: %s",
@@ -166,7 +144,7 @@ static void uncut(void)
 {
 	if (dropping) {
 		dropping = 0;
-		inject(UNCUT);
+		dev_inject(opt.dev, UNCUT);
 	}
 }
 

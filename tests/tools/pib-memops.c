@@ -12,7 +12,8 @@
  *              and the server finds the bytes in the new memory and the
  *              old memory as it was;
  *   noaccess   the server takes remote write away (ibv_rereg_mr()); the
- *              client's WRITE fails with a remote access error.
+ *              client's WRITE fails with a remote access error (on new
+ *              QPs again, up to 5 tries, when the LAN lost the NAK).
  *
  * The client's CQ stamps its completions (ibv_create_cq_ex() with
  * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK): each stamp lies between
@@ -20,6 +21,11 @@
  *
  *   pib-memops --server -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
  *   pib-memops --client HOST -d DEV [-p PORT] [-n ROUNDS] [-t SECONDS]
+ *
+ * With PIB_MEMOPS_LOSE_NAK set in its environment, the server has its
+ * device lose its first NAK (pib's error injection: it must be root), so
+ * that the client's first WRITE without remote write ends in
+ * retry-exceeded and the second, on new QPs, in a remote access error.
  *
  * The TCP connection (port 18516 unless given) carries the QP's address
  * and one byte per step. The last line is "pib-memops: OK" or
@@ -41,6 +47,7 @@
 #define AREA		(WORDS * 8)
 #define REGION		4096
 #define PSN		0x1234
+#define NOACCESS_TRIES	5
 
 struct peer {
 	uint32_t qpn;
@@ -177,6 +184,42 @@ static void wait_wcs(int n, enum ibv_wc_status want, const char *what)
 	wait_wcs_since(n, want, what, 0);
 }
 
+/* The status of the next completion. */
+static enum ibv_wc_status wait_status(const char *what)
+{
+	struct ibv_poll_cq_attr pa = { 0 };
+	enum ibv_wc_status st;
+
+	while (ibv_start_poll(cqx, &pa)) {
+		if (now() > deadline)
+			die("%s: no completion before the deadline", what);
+		usleep(100);
+	}
+	st = cqx->status;
+	ibv_end_poll(cqx);
+	return st;
+}
+
+/*
+ * A new QP in place of the old one, connected to the peer's new QP (the
+ * QPNs cross on the TCP connection): after a retry-exceeded error, the
+ * QPs are in the Error state.
+ */
+static void qp_renew(struct peer *p)
+{
+	uint32_t qpn;
+
+	if (ibv_destroy_qp(qp))
+		die("ibv_destroy_qp: %s", strerror(errno));
+	qp_create();
+	qpn = qp->qp_num;
+	io(sock, &qpn, sizeof(qpn), 1);
+	io(sock, &p->qpn, sizeof(p->qpn), 0);
+	qp_connect(p);
+	say(sock, 'c');
+	expect(sock, 'c', "connecting the new QPs");
+}
+
 static void post_rdma(int write, const struct peer *p, uint32_t off,
 		      struct ibv_mr *lmr, uint32_t len)
 {
@@ -195,6 +238,36 @@ static void post_rdma(int write, const struct peer *p, uint32_t off,
 }
 
 /* --------------------------------------------------------------- client */
+
+/*
+ * A WRITE without remote write fails with a remote access error. The
+ * responder sends one NAK and its QP goes to the Error state (IBA class
+ * C): if the LAN loses that NAK, the requester's retries meet a QP in
+ * Error and end in retry-exceeded. Then both sides take new QPs and try
+ * again, a few times: on a LAN that loses a few percent of its packets,
+ * one NAK arrives.
+ */
+static void noaccess(struct peer *p, struct ibv_mr *lmr)
+{
+	enum ibv_wc_status st;
+	int tries;
+
+	for (tries = 1; ; tries++) {
+		post_rdma(1, p, 8, lmr, 8);
+		st = wait_status("WRITE without remote write");
+		if (st == IBV_WC_REM_ACCESS_ERR)
+			break;
+		if (st != IBV_WC_RETRY_EXC_ERR || tries == NOACCESS_TRIES)
+			die("WRITE without remote write (try %d): %s, not %s",
+			    tries, ibv_wc_status_str(st),
+			    ibv_wc_status_str(IBV_WC_REM_ACCESS_ERR));
+		printf("noaccess: try %d: %s (the NAK was lost?); again on new QPs\n",
+		       tries, ibv_wc_status_str(st));
+		say(sock, 'x');
+		qp_renew(p);
+	}
+	printf("noaccess: a WRITE then fails with a remote access error\n");
+}
 
 static void client(struct peer *p, struct ibv_mr *lmr)
 {
@@ -246,14 +319,26 @@ static void client(struct peer *p, struct ibv_mr *lmr)
 	printf("rereg: the same R_Key wrote the new memory, not the old\n");
 	say(sock, 'n');
 	expect(sock, 'N', "the server's rereg without remote write");
-	memset(got, 0xee, 8);
-	post_rdma(1, p, 8, lmr, 8);
-	wait_wcs(1, IBV_WC_REM_ACCESS_ERR, "WRITE without remote write");
-	printf("noaccess: a WRITE then fails with a remote access error\n");
+	noaccess(p, lmr);
 	say(sock, 'd');
 }
 
 /* --------------------------------------------------------------- server */
+
+/* The QP's next ACK or NAK out is lost (pib's error injection). */
+static void lose_nak(void)
+{
+	char cmd[64];
+	int err;
+
+	snprintf(cmd, sizeof(cmd), "qp %u drop 1 opcode RC_ACKNOWLEDGE",
+		 qp->qp_num);
+	err = dev_inject(opt.dev, cmd);
+	if (err)
+		die("writing \"%s\" to /sys/kernel/debug/pib/%s/inject: %s",
+		    cmd, opt.dev, strerror(err));
+	printf("noaccess: the NAK will be lost (%s)\n", cmd);
+}
 
 static void check_words(const uint8_t *m, uint32_t off, uint32_t r,
 			const char *what)
@@ -269,10 +354,12 @@ static void check_words(const uint8_t *m, uint32_t off, uint32_t r,
 	}
 }
 
-static void server(uint32_t n)
+static void server(struct peer *p, uint32_t n)
 {
 	uint64_t addr;
 	uint32_t r, i;
+	int tries;
+	char c;
 
 	for (r = 0; r < n; r++) {
 		expect(sock, 'a', "ATOMIC WRITE round");
@@ -298,8 +385,17 @@ static void server(uint32_t n)
 	if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			 IBV_ACCESS_LOCAL_WRITE))
 		die("ibv_rereg_mr without remote write: %s", strerror(errno));
+	if (getenv("PIB_MEMOPS_LOSE_NAK"))
+		lose_nak();
 	say(sock, 'N');
-	expect(sock, 'd', "the end");
+	for (tries = 1; ; tries++) {
+		io(sock, &c, 1, 0);
+		if (c == 'd')
+			break;
+		if (c != 'x' || tries == NOACCESS_TRIES)
+			die("the end or new QPs: the peer said '%c'", c);
+		qp_renew(p);
+	}
 	if (other[8] != 0x5a)
 		die("a WRITE without remote write changed memory");
 	printf("noaccess: the refused WRITE changed nothing\n");
@@ -360,7 +456,7 @@ int main(int argc, char **argv)
 			die("ibv_reg_mr: %s", strerror(errno));
 		client(&peer, lmr);
 	} else {
-		server(peer.rounds);
+		server(&peer, peer.rounds);
 	}
 	if (ibv_destroy_qp(qp) || (lmr && ibv_dereg_mr(lmr)) ||
 	    ibv_dereg_mr(mr) || ibv_destroy_cq(cq) || ibv_dealloc_pd(pd) ||

@@ -2,6 +2,7 @@
 /* tool.c: what the cross-host test tools share (see tool.h). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <netdb.h>
@@ -253,4 +254,24 @@ uint16_t port_lid(struct ibv_context *ctx)
 	if (ibv_query_port(ctx, 1, &pa))
 		die("ibv_query_port: %s", strerror(errno));
 	return pa.lid;
+}
+
+int dev_inject(const char *dev, const char *cmd)
+{
+	char path[256];
+	size_t len = strlen(cmd);
+	ssize_t n;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/debug/pib/%s/inject", dev);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	n = write(fd, cmd, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
 }

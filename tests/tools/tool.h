@@ -23,7 +23,10 @@
  *   say, expect  one step's byte: send it, or receive it and see it is
  *                the one wanted;
  *   dev_open     the device by its name, opened;
- *   port_lid     the LID of its port 1.
+ *   port_lid     the LID of its port 1;
+ *   dev_inject   one command to the device's error injection
+ *                (/sys/kernel/debug/pib/DEV/inject; root only): 0, or
+ *                the errno.
  */
 #ifndef PIB_TOOL_H
 #define PIB_TOOL_H
@@ -58,5 +61,6 @@ void say(int fd, char c);
 void expect(int fd, char want, const char *what);
 struct ibv_context *dev_open(const char *name);
 uint16_t port_lid(struct ibv_context *ctx);
+int dev_inject(const char *dev, const char *cmd);
 
 #endif
