@@ -522,6 +522,8 @@ struct pib_obj_entry {
  * @ackq: responses the port sends (ACKs, NAKs, READ responses, atomic
  *	ACKs); they go before @txq, in order
  * @tx_work: hands @ackq and @txq to the switch, in process context
+ * @unreg_work: unregisters the device once its netdev is going
+ *	(pib_dev_netdev_event())
  * @tx_flags: PIB_TX_BUSY while a context hands them over (pib_dev_tx())
  * @qps: QPs by number, 2 and up (RCU)
  * @next_qpn: where the search for a free QP number starts
@@ -567,6 +569,7 @@ struct pib_dev {
 	struct sk_buff_head txq;
 	struct sk_buff_head ackq;
 	struct work_struct tx_work;
+	struct work_struct unreg_work;
 	unsigned long tx_flags;
 	struct xarray qps;
 	u32 next_qpn;
@@ -1409,6 +1412,8 @@ static inline int pib_res_get(struct ib_device *ibdev, atomic_t *count,
 }
 
 /* pib_dev.c: device lifetime and port state */
+int pib_dev_init(void);
+void pib_dev_exit(void);
 int pib_dev_add(const char *name, struct net_device *ndev);
 void pib_dev_remove_all(void);
 void pib_dev_netdev_event(struct net_device *ndev, unsigned long event);

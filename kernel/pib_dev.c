@@ -282,6 +282,51 @@ static void pib_dev_tx_work(struct work_struct *work)
 	pib_dev_tx_kick(container_of(work, struct pib_dev, tx_work));
 }
 
+/*
+ * Unregistrations that netdev removal starts (pib_dev_unreg_work()); module
+ * unload drains it.
+ */
+static struct workqueue_struct *pib_dev_wq;
+
+/*
+ * The device's netdev is going. Its port went DOWN first (NETDEV_DOWN), and
+ * the IB_EVENT_PORT_ERR that raised waits on the core's event workqueue:
+ * the consumers learn of it before their removal starts, as they would of
+ * a real HCA's link going down before it is unplugged. Unregistered before
+ * that, IPoIB would leave its multicast groups by SA requests that can no
+ * longer leave the port, and the core waits out their timeouts (about 14
+ * s) while the netdev's unregistration waits for this device's references
+ * and the kernel complains of it after 10 s. Knowing of the error, the core
+ * drops the groups without a request.
+ */
+static void pib_dev_unreg_work(struct work_struct *work)
+{
+	struct pib_dev *dev = container_of(work, struct pib_dev, unreg_work);
+
+	flush_workqueue(ib_wq);
+	ib_unregister_device(&dev->ibdev);
+	put_device(&dev->ibdev.dev);
+}
+
+/**
+ * pib_dev_init() - at module load: the workqueue of netdev removals
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pib_dev_init(void)
+{
+	pib_dev_wq = alloc_workqueue("pib_dev", WQ_UNBOUND, 0);
+	return pib_dev_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * pib_dev_exit() - at module unload, after pib_dev_remove_all()
+ */
+void pib_dev_exit(void)
+{
+	destroy_workqueue(pib_dev_wq);
+}
+
 static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 				     unsigned int index)
 {
@@ -313,6 +358,7 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	skb_queue_head_init(&dev->txq);
 	skb_queue_head_init(&dev->ackq);
 	INIT_WORK(&dev->tx_work, pib_dev_tx_work);
+	INIT_WORK(&dev->unreg_work, pib_dev_unreg_work);
 	INIT_DELAYED_WORK(&dev->rate_work, pib_dev_rate_work);
 	pib_inject_dev_init(dev);
 
@@ -486,9 +532,14 @@ void pib_dev_netdev_event(struct net_device *ndev, unsigned long event)
 			pib_port_refresh(dev, true);
 			continue;
 		}
-		/* A device already going away needs no second unregister. */
+		/*
+		 * A device already going away needs no second unregister.
+		 * (Not ib_unregister_device_queued(): pib_dev_unreg_work().)
+		 */
 		if (ib_device_try_get(&dev->ibdev)) {
-			ib_unregister_device_queued(&dev->ibdev);
+			get_device(&dev->ibdev.dev);
+			if (!queue_work(pib_dev_wq, &dev->unreg_work))
+				put_device(&dev->ibdev.dev);
 			ib_device_put(&dev->ibdev);
 		}
 	}
@@ -505,6 +556,7 @@ void pib_dev_remove_all(void)
 {
 	struct pib_dev *dev;
 
+	flush_workqueue(pib_dev_wq);
 	for (;;) {
 		mutex_lock(&pib_devs_lock);
 		dev = list_first_entry_or_null(&pib_devs, struct pib_dev, list);

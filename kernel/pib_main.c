@@ -64,20 +64,28 @@ static int __init pib_init(void)
 	err = pib_qp_init();
 	if (err)
 		return err;
+	err = pib_dev_init();
+	if (err)
+		goto out_qp;
 	err = register_netdevice_notifier(&pib_netdev_nb);
-	if (err) {
-		pib_qp_exit();
-		return err;
-	}
+	if (err)
+		goto out_dev;
 	pib_root = root_device_register("pib");
 	if (IS_ERR(pib_root)) {
-		unregister_netdevice_notifier(&pib_netdev_nb);
-		pib_qp_exit();
-		return PTR_ERR(pib_root);
+		err = PTR_ERR(pib_root);
+		goto out_notifier;
 	}
 	pib_net_init();
 	rdma_link_register(&pib_link_ops);
 	return 0;
+
+out_notifier:
+	unregister_netdevice_notifier(&pib_netdev_nb);
+out_dev:
+	pib_dev_exit();
+out_qp:
+	pib_qp_exit();
+	return err;
 }
 
 static void __exit pib_exit(void)
@@ -85,6 +93,7 @@ static void __exit pib_exit(void)
 	/* No new devices once the link type is gone (it waits for newlink). */
 	rdma_link_unregister(&pib_link_ops);
 	pib_dev_remove_all();
+	pib_dev_exit();
 	root_device_unregister(pib_root);
 	unregister_netdevice_notifier(&pib_netdev_nb);
 	pib_net_exit();
