@@ -1,13 +1,14 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Helpers for scenario scripts (sourced inside a test guest). Each check
-# prints "ok - what" or "FAIL - what" with the evidence; a scenario exits
-# non-zero if any check failed (pib_done).
+# prints "ok - what [T s]" or "FAIL - what [T s]" with the evidence, T the
+# seconds since the scenario started (where its time went); a scenario
+# exits non-zero if any check failed (pib_done).
 
 pib_failures=0
 
-ok() { echo "ok - $*"; }
-fail() { echo "FAIL - $*"; pib_failures=$((pib_failures + 1)); }
+ok() { echo "ok - $* [$SECONDS s]"; }
+fail() { echo "FAIL - $* [$SECONDS s]"; pib_failures=$((pib_failures + 1)); }
 
 # check WHAT CMD...: CMD must succeed.
 check() {
