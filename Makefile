@@ -70,7 +70,7 @@ SM_HDRS := $(wildcard userspace-sm/*.h)
 PIB_SM := $(BUILD)/sm/pib-sm
 # (_DEFAULT_SOURCE: POSIX 2008 and glibc's endian.h, which rdma-core 56's
 # umad.h uses)
-SM_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -O2 -g -Wall -Wextra -Werror
+SM_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -O2 -g -Wall -Wextra -Werror -Iinclude/uapi
 
 KERNEL_SRCS := $(wildcard kernel/pib_*.c kernel/pib*.h) kernel/Kbuild
 # The ABI shared by pib.ko and the provider (<rdma/pib-abi.h>).
@@ -89,7 +89,7 @@ all: kernel provider sm
 
 sm: $(PIB_SM)
 
-$(PIB_SM): $(SM_SRCS) $(SM_HDRS)
+$(PIB_SM): $(SM_SRCS) $(SM_HDRS) include/uapi/rdma/pib-abi.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SM_CFLAGS) -o $@ $(SM_SRCS) -libmad -libumad
 

@@ -79,7 +79,7 @@
  * all-ones 24-bit VendorID, as rdma_rxe does (rdma-core's tests want a
  * VendorID that is not 0).
  */
-#define PIB_VENDOR_ID		0xffffff
+#define PIB_VENDOR_ID		PIB_SMP_VENDOR_ID
 
 /**
  * pib_node_info_vendor() - fill NodeInfo.VendorID

@@ -2,7 +2,8 @@
 /*
  * The virtual switch's subnet management agent: NodeInfo, NodeDescription,
  * PortInfo for every port (port 0 holds the switch's LID), SwitchInfo, the
- * Linear and MulticastForwardingTable, and port 0's PKeyTable. The SM drives
+ * Linear and MulticastForwardingTable, port 0's PKeyTable, and pib's own
+ * LinkedPorts. The SM drives
  * the ports' logical states. Port 0's M_Key guards the whole switch, as an
  * HCA port's guards its SMA.
  */
@@ -62,6 +63,28 @@ static u16 pib_sw_get_node_desc(struct pib_switch *sw, unsigned int in_port,
 {
 	snprintf(smp->data, IB_SMP_DATA_SIZE, "pib switch %s %s",
 		 init_utsname()->nodename, netdev_name(sw->ndev));
+	return 0;
+}
+
+/*
+ * pib's LinkedPorts (<rdma/pib-abi.h>): the ports whose state is not DOWN,
+ * which are all that an SM needs to read the PortInfo of.
+ */
+static u16 pib_sw_get_linked_ports(struct pib_switch *sw, unsigned int in_port,
+				   struct ib_smp *smp)
+{
+	unsigned long flags;
+	unsigned int p;
+
+	BUILD_BUG_ON(PIB_SW_NUM_PORTS >= 8 * PIB_SMP_LINKED_PORTS_LEN);
+	if (smp->attr_mod)
+		return IB_MGMT_MAD_STATUS_INVALID_ATTRIB_VALUE;
+	memset(smp->data, 0, PIB_SMP_LINKED_PORTS_LEN);
+	spin_lock_irqsave(&sw->lock, flags);
+	for (p = 0; p <= PIB_SW_NUM_PORTS; p++)
+		if (!p || sw->ports[p].state != IB_PORT_DOWN)
+			smp->data[p / 8] |= 1 << (p % 8);
+	spin_unlock_irqrestore(&sw->lock, flags);
 	return 0;
 }
 
@@ -355,6 +378,7 @@ static const struct pib_sw_sma_attr pib_sw_sma_attrs[] = {
 	{ IB_SMP_ATTR_PKEY_TABLE, pib_sw_get_pkeys, pib_sw_set_pkeys },
 	{ IB_SMP_ATTR_LINEAR_FORWARD_TABLE, pib_sw_get_lft, pib_sw_set_lft },
 	{ IB_SMP_ATTR_MCAST_FORWARD_TABLE, pib_sw_get_mft, pib_sw_set_mft },
+	{ cpu_to_be16(PIB_SMP_ATTR_LINKED_PORTS), pib_sw_get_linked_ports, NULL },
 };
 
 /*

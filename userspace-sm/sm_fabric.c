@@ -77,6 +77,30 @@ int sm_node_is_switch(const struct sm_node *n)
 	return n->type == SM_NODE_SWITCH;
 }
 
+/*
+ * Is node @n a pib switch, which answers LinkedPorts? (NodeInfo.VendorID
+ * says so; another switch with that VendorID refuses the attribute.)
+ */
+int sm_node_is_pib_switch(const struct sm_node *n)
+{
+	const uint8_t *v = &n->node_info[SM_NODE_INFO_VENDOR_ID];
+
+	return sm_node_is_switch(n) &&
+	       ((uint32_t)v[0] << 16 | v[1] << 8 | v[2]) == PIB_SMP_VENDOR_ID;
+}
+
+/*
+ * Should the sweep read the PortInfo of port @p of node @n? A CA's port
+ * it was entered by; every port of a switch, or of a pib switch whose
+ * LinkedPorts it read, port 0 and the linked ones.
+ */
+int sm_port_to_read(const struct sm_node *n, unsigned int p)
+{
+	if (!sm_node_is_switch(n))
+		return p == n->entry;
+	return !n->linked_known || pib_smp_port_linked(n->linked, p);
+}
+
 /* The switch at the other end of port @p of node @i, or SM_NONE. */
 int sm_switch_behind(const struct sm_fabric *f, int i, unsigned int p)
 {

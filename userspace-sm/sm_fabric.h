@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <rdma/pib-abi.h>
+
 /* IBA 7.11.1: unicast LIDs are 0x0001 .. 0xbfff. */
 #define SM_LID_UCAST_MAX	0xbfff
 /* IBA 14.2.5.6: NumPorts is 8 bits, port 255 is reserved. */
@@ -32,6 +34,8 @@
 #define SM_MAX_NODES		4096
 /* Sizes of SMP attributes as on the wire (IBA 14.2.5). */
 #define SM_NODE_INFO_LEN	40
+/* Where NodeInfo has its 24-bit VendorID (after LocalPortNum). */
+#define SM_NODE_INFO_VENDOR_ID	37
 #define SM_NODE_DESC_LEN	64
 #define SM_SWITCH_INFO_LEN	20
 #define SM_PORT_INFO_LEN	64
@@ -88,6 +92,8 @@ struct sm_port {
  *	read through); all zero if not read
  * @node_desc: its NodeDescription (IBA 14.2.5.2), all zero if not read
  * @switch_info: a switch's SwitchInfo as on the wire (IBA 14.2.5.4)
+ * @linked: a pib switch's LinkedPorts (<rdma/pib-abi.h>), if @linked_known
+ * @linked_known: @linked was read: only those ports' PortInfo is
  */
 struct sm_node {
 	uint64_t guid;
@@ -103,6 +109,8 @@ struct sm_node {
 	uint8_t node_info[SM_NODE_INFO_LEN];
 	uint8_t node_desc[SM_NODE_DESC_LEN];
 	uint8_t switch_info[SM_SWITCH_INFO_LEN];
+	uint8_t linked[PIB_SMP_LINKED_PORTS_LEN];
+	uint8_t linked_known;
 };
 
 /**
@@ -144,6 +152,8 @@ int sm_fabric_find(const struct sm_fabric *f, uint64_t guid);
 int sm_fabric_link(struct sm_fabric *f, int a, unsigned int pa, int b,
 		   unsigned int pb);
 int sm_node_is_switch(const struct sm_node *n);
+int sm_node_is_pib_switch(const struct sm_node *n);
+int sm_port_to_read(const struct sm_node *n, unsigned int p);
 int sm_switch_behind(const struct sm_fabric *f, int i, unsigned int p);
 int sm_fabric_lid_owner(const struct sm_fabric *f, uint16_t lid, int *node,
 			unsigned int *port);

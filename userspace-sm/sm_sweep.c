@@ -11,7 +11,9 @@
  *
  * Each step is one batch of SMPs in flight at once (sm_smp.c): a level
  * of the subnet's breadth-first search costs three round trips, whatever
- * its number of switches and ports; the configuration four.
+ * its number of switches and ports (four with pib switches, whose
+ * LinkedPorts spare the PortInfo of ports that are down); the
+ * configuration four.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -81,9 +83,38 @@ static int sm_take_node(struct sm_ctx *c, const struct sm_smp_req *r,
 }
 
 /*
+ * The LinkedPorts of the pib switches among nodes @first .. num_nodes - 1
+ * (<rdma/pib-abi.h>): one SMP each, where every port's PortInfo would be
+ * 129. Return: 0, or -ENOMEM.
+ */
+static int sm_read_linked(struct sm_ctx *c, struct sm_batch *b, int first)
+{
+	struct sm_node *n;
+	unsigned int k;
+	int i;
+
+	b->n = 0;
+	for (i = first; i < c->fab.num_nodes; i++)
+		if (sm_node_is_pib_switch(&c->fab.node[i]) &&
+		    !sm_batch_add(c, b, i, 0, 0, 0, PIB_SMP_ATTR_LINKED_PORTS, 0))
+			return -ENOMEM;
+	if (!b->n)
+		return 0;
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++) {
+		if (b->r[k].status)
+			continue;	/* (then every port is read) */
+		n = &c->fab.node[b->r[k].node];
+		memcpy(n->linked, b->r[k].data, sizeof(n->linked));
+		n->linked_known = 1;
+	}
+	return 0;
+}
+
+/*
  * Read what is new of nodes @first .. num_nodes - 1: their NodeDescription,
- * a CA's port it was entered by, every port of a switch. Return: 0, or
- * -ENOMEM.
+ * a CA's port it was entered by, a switch's ports (sm_port_to_read()).
+ * Return: 0, or -ENOMEM.
  */
 static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 {
@@ -91,13 +122,14 @@ static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 	unsigned int p, k;
 	int i;
 
+	if (sm_read_linked(c, b, first))
+		return -ENOMEM;
 	b->n = 0;
 	for (i = first; i < c->fab.num_nodes; i++) {
 		if (!sm_batch_add(c, b, i, 0, 0, 0, IB_ATTR_NODE_DESC, 0))
 			return -ENOMEM;
 		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
-			if (!sm_node_is_switch(&c->fab.node[i]) &&
-			    p != c->fab.node[i].entry)
+			if (!sm_port_to_read(&c->fab.node[i], p))
 				continue;
 			if (!sm_batch_add(c, b, i, p, 0, 0, IB_ATTR_PORT_INFO, p))
 				return -ENOMEM;

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 1
 # The virtual switch's SMA, reached by directed route (0,1) from the local
-# HCA: Sets of the forwarding tables, and malformed SMPs to the switch and
-# to the HCA answered with the MAD status the IBA gives them.
+# HCA: pib's LinkedPorts, Sets of the forwarding tables, and malformed SMPs
+# to the switch and to the HCA answered with the MAD status the IBA gives
+# them.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -21,6 +22,13 @@ wait_for 10 grep -q INIT /sys/class/infiniband/pibeth0/ports/1/state
 si=$(smpquery -C pibeth0 -P 1 -D switchinfo 0,1)
 expect_match "SwitchInfo: LinearFDBCap" "$si" 'LinearFdbCap:\.+49152'
 expect_match "SwitchInfo: MulticastFDBCap" "$si" 'McastFdbCap:\.+1024'
+
+# pib's LinkedPorts (vendor attribute 0xff10): port 0 and port 1, where
+# pibeth0 is; the peer ports are DOWN (no peer on this LAN).
+expect_match "LinkedPorts: ports 0 and 1" "$(sw 0xff10 0)" '^03 00 00 00 00 00 00 00 00 00'
+expect_eq "LinkedPorts with an AttributeModifier: invalid value" \
+	"$(status "$(sw 0xff10 1)")" 0x001c
+expect_eq "LinkedPorts: no Set" "$(status "$(sw -m 2 0xff10 0 ff)")" 0x000c
 
 # LinearForwardingTable block 1 (LIDs 64..127): LID 65 to port 1.
 out=$(sw -m 2 0x19 1 ff01)

@@ -645,6 +645,55 @@ static void test_node_cap(void)
 }
 
 /*
+ * Which ports' PortInfo a sweep reads: a CA's entry port; every port of a
+ * switch, but of a pib switch (its VendorID) whose LinkedPorts came, port 0
+ * and those linked; a switch of another vendor is never asked.
+ */
+static void test_ports_to_read(void)
+{
+	struct sm_fabric f;
+	unsigned int p, n;
+	int sw, ca, other;
+	uint8_t *v;
+
+	sm_fabric_init(&f);
+	sw = add(&f, SM_NODE_SWITCH, 128);
+	other = add(&f, SM_NODE_SWITCH, 36);
+	ca = add(&f, SM_NODE_CA, 2);
+	f.node[ca].entry = 2;
+	v = &f.node[sw].node_info[SM_NODE_INFO_VENDOR_ID];
+	v[0] = v[1] = v[2] = 0xff;
+	v = &f.node[ca].node_info[SM_NODE_INFO_VENDOR_ID];
+	v[0] = v[1] = v[2] = 0xff;
+	f.node[other].node_info[SM_NODE_INFO_VENDOR_ID] = 0x02;	/* (an OUI) */
+	CHECK(sm_node_is_pib_switch(&f.node[sw]));
+	CHECK(!sm_node_is_pib_switch(&f.node[other]));
+	CHECK(!sm_node_is_pib_switch(&f.node[ca]));
+	CHECK(!sm_port_to_read(&f.node[ca], 1));
+	CHECK(sm_port_to_read(&f.node[ca], 2));
+	/* No LinkedPorts (not read, or refused): every port. */
+	for (p = 0, n = 0; p <= 128; p++)
+		n += sm_port_to_read(&f.node[sw], p);
+	CHECK_EQ(n, 129);
+	/* Ports 0, 1 and 65..71 linked. */
+	memset(f.node[sw].linked, 0, sizeof(f.node[sw].linked));
+	f.node[sw].linked[0] = 0x03;
+	f.node[sw].linked[8] = 0xfe;
+	f.node[sw].linked_known = 1;
+	for (p = 0, n = 0; p <= 128; p++)
+		n += sm_port_to_read(&f.node[sw], p);
+	CHECK_EQ(n, 9);
+	CHECK(sm_port_to_read(&f.node[sw], 0) && sm_port_to_read(&f.node[sw], 65) &&
+	      sm_port_to_read(&f.node[sw], 71) && !sm_port_to_read(&f.node[sw], 64) &&
+	      !sm_port_to_read(&f.node[sw], 72));
+	CHECK(!pib_smp_port_linked(f.node[sw].linked, 8 * PIB_SMP_LINKED_PORTS_LEN));
+	for (p = 0, n = 0; p <= 36; p++)
+		n += sm_port_to_read(&f.node[other], p);
+	CHECK_EQ(n, 37);
+	sm_fabric_free(&f);
+}
+
+/*
  * The pace of heavy sweeps for traps: a host that goes and comes back (a
  * few traps in a row) is swept at once each time; a storm of traps, a
  * trap every 10 ms for a minute, costs a sweep a second and the burst.
@@ -706,6 +755,7 @@ int main(void)
 {
 	test_model();
 	test_node_cap();
+	test_ports_to_read();
 	test_mesh();
 	test_fat_tree();
 	test_ring_and_pairs();

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause) */
 /*
  * the interface between pib.ko and its rdma-core provider
- * (libpib). Both sides compile this header; it only uses <linux/types.h>.
+ * (libpib), and pib's vendor-specific SMP attribute (at the end), which
+ * pib-sm reads. All sides compile this header; it only uses
+ * <linux/types.h>.
  *
  * The data path runs through rings that the kernel allocates and the
  * provider maps (mmap on the uverbs file at the offset the kernel returns):
@@ -370,5 +372,30 @@ struct pib_create_srq_resp {
 struct pib_modify_srq {
 	__aligned_u64 ring_info;
 };
+
+/*
+ * pib's vendor-specific SMP attribute, which pib's virtual switches answer
+ * and pib-sm asks.
+ *
+ * LinkedPorts (PIB_SMP_ATTR_LINKED_PORTS, Get only, AttributeModifier 0):
+ * a bitmap, in the SMP's data, of the switch's ports whose PortState is
+ * not Down; port p is bit (p % 8) of byte p / 8, and port 0 is always set.
+ * A pib switch has a port for every device its netdev may carry and every
+ * peer it may hear (NodeInfo.NumPorts 128), of which a few are linked: an
+ * SM that reads their PortInfo only, not all 129, sweeps a pib subnet with
+ * a tenth of the SMPs. NodeInfo.VendorID of every pib node is
+ * PIB_SMP_VENDOR_ID (no IEEE OUI is assigned to pib, as to rdma_rxe); a
+ * switch of another kind answers with an unsupported-attribute status.
+ */
+#define PIB_SMP_VENDOR_ID		0xffffff
+#define PIB_SMP_ATTR_LINKED_PORTS	0xff10
+#define PIB_SMP_LINKED_PORTS_LEN	32	/* bytes: ports 0..255 */
+
+/* Is port @port linked, as LinkedPorts @map says? */
+static inline int pib_smp_port_linked(const __u8 *map, unsigned int port)
+{
+	return port < 8 * PIB_SMP_LINKED_PORTS_LEN &&
+	       (map[port / 8] >> (port % 8)) & 1;
+}
 
 #endif /* PIB_ABI_USER_H */
