@@ -149,6 +149,37 @@ static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 	return 0;
 }
 
+/*
+ * The PortInfo of switch ports that the sweep linked but did not read: a
+ * pib switch's port that came up after its LinkedPorts were read, linked
+ * from the other end. Unread, it would stay out of the configuration (in
+ * INIT, it forwards nothing) until another change. Return: 0, or -ENOMEM.
+ */
+static int sm_read_late(struct sm_ctx *c, struct sm_batch *b)
+{
+	const struct sm_node *n;
+	unsigned int p, k;
+	int i;
+
+	b->n = 0;
+	for (i = 0; i < c->fab.num_nodes; i++) {
+		n = &c->fab.node[i];
+		if (!sm_node_is_switch(n))
+			continue;
+		for (p = 1; p <= n->num_ports; p++)
+			if (n->port[p].peer != SM_NONE && !sm_port_to_read(n, p) &&
+			    !sm_batch_add(c, b, i, p, 0, 0, IB_ATTR_PORT_INFO, p))
+				return -ENOMEM;
+	}
+	if (!b->n)
+		return 0;
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++)
+		if (!b->r[k].status)
+			sm_take_port(c, b->r[k].node, b->r[k].port, b->r[k].data);
+	return 0;
+}
+
 /* Should the sweep look behind port @p of node @i? */
 static int sm_to_explore(const struct sm_ctx *c, int i, unsigned int p)
 {
@@ -228,6 +259,8 @@ int sm_discover(struct sm_ctx *c)
 			r = sm_explore(c, &b, first);
 		first = last;
 	}
+	if (!r)
+		r = sm_read_late(c, &b);
 	free(b.r);
 	return r;
 }
