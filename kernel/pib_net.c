@@ -67,14 +67,41 @@ static unsigned int pib_switch_families(struct pib_switch *sw)
 	       (sw->sk[PIB_IP6] ? PIB_IP_BIT(PIB_IP6) : 0);
 }
 
+/* The switch's hello, in @pkt (PIB_HELLO_PKT_LEN bytes). */
+static void pib_switch_hello_build(const struct pib_switch *sw, u8 *pkt)
+{
+	struct pib_hello h = {
+		.version = PIB_HELLO_VERSION,
+		.num_ports = PIB_SW_NUM_PORTS,
+		.switch_guid = sw->guid,
+	};
+
+	pib_hello_build(pkt, &h);
+}
+
+/* Send the hello @pkt to @daddr. */
+static void pib_switch_hello_to(struct pib_switch *sw,
+				const struct pib_ip *daddr, const u8 *pkt,
+				gfp_t gfp)
+{
+	pib_switch_xmit(sw, daddr, pkt, PIB_HELLO_PKT_LEN, PIB_TTL_HERE, gfp);
+	atomic64_inc(&sw->hellos_tx);
+}
+
 /*
  * @addr said hello as @h: the peer table decides what that is worth
- * (pib_peer.h); a link that came up is tracked. A hello over a family the
- * switch cannot send over binds nothing: the peer could not be answered.
+ * (pib_peer.h); a link that came up is tracked, and the new peer hears
+ * this switch's hello at once, not at the next interval: until it does, it
+ * drops what comes from here, and a subnet manager that saw the link come
+ * up on this side would sweep past a switch that cannot answer it. (Once
+ * per link up: new peers are rate-limited, and the answer is no news to
+ * the peer.) A hello over a family the switch cannot send over binds
+ * nothing: the peer could not be answered.
  */
 static void pib_switch_heard(struct pib_switch *sw, const struct pib_ip *addr,
 			     const struct pib_hello *h)
 {
+	u8 pkt[PIB_HELLO_PKT_LEN];
 	enum pib_hello_verdict v;
 	int slot;
 
@@ -86,8 +113,11 @@ static void pib_switch_heard(struct pib_switch *sw, const struct pib_ip *addr,
 	v = pib_peers_heard(&sw->peers, h->switch_guid, addr, pib_now_ms(),
 			    &slot);
 	spin_unlock_bh(&sw->lock);
-	if (v == PIB_HELLO_LINK_UP)
-		pib_switch_track_links(sw);
+	if (v != PIB_HELLO_LINK_UP)
+		return;
+	pib_switch_hello_build(sw, pkt);
+	pib_switch_hello_to(sw, addr, pkt, GFP_ATOMIC);
+	pib_switch_track_links(sw);
 }
 
 /*
@@ -433,37 +463,23 @@ static const struct pib_ip pib_ip6_all_nodes = {
 	.b = { 0xff, 0x02, [15] = 0x01 },
 };
 
-/* Send the hello @pkt to @daddr. */
-static void pib_switch_hello_to(struct pib_switch *sw,
-				const struct pib_ip *daddr, const u8 *pkt)
-{
-	pib_switch_xmit(sw, daddr, pkt, PIB_HELLO_PKT_LEN, PIB_TTL_HERE,
-			GFP_KERNEL);
-	atomic64_inc(&sw->hellos_tx);
-}
-
 static void pib_switch_send_hello(struct pib_switch *sw)
 {
 	struct pib_ip bcast = pib_ip4(htonl(INADDR_BROADCAST));
-	struct pib_hello h = {
-		.version = PIB_HELLO_VERSION,
-		.num_ports = PIB_SW_NUM_PORTS,
-		.switch_guid = sw->guid,
-	};
 	struct pib_ip addrs[PIB_MAX_PEERS];
 	u8 pkt[PIB_HELLO_PKT_LEN];
 	unsigned int i, n;
 
-	pib_hello_build(pkt, &h);
-	pib_switch_hello_to(sw, &bcast, pkt);
+	pib_switch_hello_build(sw, pkt);
+	pib_switch_hello_to(sw, &bcast, pkt, GFP_KERNEL);
 	if (sw->sk[PIB_IP6])
-		pib_switch_hello_to(sw, &pib_ip6_all_nodes, pkt);
+		pib_switch_hello_to(sw, &pib_ip6_all_nodes, pkt, GFP_KERNEL);
 	spin_lock_bh(&pib_static_peers_lock);
 	n = pib_num_static_peers;
 	memcpy(addrs, pib_static_peers, n * sizeof(addrs[0]));
 	spin_unlock_bh(&pib_static_peers_lock);
 	for (i = 0; i < n; i++)
-		pib_switch_hello_to(sw, &addrs[i], pkt);
+		pib_switch_hello_to(sw, &addrs[i], pkt, GFP_KERNEL);
 }
 
 /*
