@@ -444,7 +444,10 @@ int main(int argc, char **argv)
 		}
 		if (once)
 			break;
-		sm_serve(&c, sm_now_ms() + interval * 1000ull);
+		sm_serve(&c, sm_sweep_next(c.sweep_due, sm_now_ms(),
+					   interval * 1000,
+					   c.role == SM_ROLE_MASTER &&
+					   c.heavy_due && c.smp_errors));
 	} while (!sm_stop);
 	if (once && !r && c.role != SM_ROLE_MASTER) {
 		sm_log(&c, SM_LOG_ERR, "another SM is master: nothing configured\n");

@@ -23,6 +23,8 @@ struct ibmad_port;
 /* Heavy sweeps for traps: a second each, three at once (struct sm_ctx). */
 #define SM_SWEEP_PACE_MS	1000
 #define SM_SWEEP_BURST_MS	(2 * SM_SWEEP_PACE_MS)
+/* A sweep some of whose SMPs failed is made again this soon, at that pace. */
+#define SM_SWEEP_RETRY_MS	200
 
 /* An SMP's wait: four round trips and this, within -t. */
 #define SM_SMP_SLACK_MS	50
@@ -63,6 +65,23 @@ static inline uint64_t sm_sweep_paced(uint64_t due, uint64_t now)
 static inline uint64_t sm_sweep_soonest(uint64_t due)
 {
 	return due > SM_SWEEP_BURST_MS ? due - SM_SWEEP_BURST_MS : 0;
+}
+
+/*
+ * When the sweep after one that ended at @now is due: @interval_ms later,
+ * or, if SMPs of that one failed (@failed: a device still coming, an SMP
+ * lost), SM_SWEEP_RETRY_MS later, as the sweeps' pace @due allows.
+ */
+static inline uint64_t sm_sweep_next(uint64_t due, uint64_t now,
+				     unsigned int interval_ms, int failed)
+{
+	uint64_t soon = sm_sweep_soonest(due), later = now + interval_ms;
+
+	if (!failed)
+		return later;
+	if (soon < now + SM_SWEEP_RETRY_MS)
+		soon = now + SM_SWEEP_RETRY_MS;
+	return soon < later ? soon : later;
 }
 
 /* IBA 14.2.5.6 PortInfo.PortState. */

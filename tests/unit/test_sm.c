@@ -729,6 +729,30 @@ static void test_sweep_pace(void)
  * never more than -t, which is the wait while no answer has come; a long
  * sample (a resent SMP's) moves the average an eighth of the way.
  */
+/*
+ * After a sweep whose SMPs failed, the next comes soon (a device still
+ * coming up answers a moment later), a few times, then at the sweeps'
+ * pace; never later than the interval, which a sweep with no failure
+ * waits.
+ */
+static void test_sweep_retry(void)
+{
+	uint64_t now = 100000, due = 0, next;
+	unsigned int k, soon = 0;
+
+	CHECK_EQ(sm_sweep_next(due, now, 2000, 0), now + 2000);
+	for (k = 0; k < 20; k++) {
+		due = sm_sweep_paced(due, now);
+		next = sm_sweep_next(due, now + 50, 2000, 1);
+		CHECK(next >= now + 50 + SM_SWEEP_RETRY_MS && next <= now + 50 + 2000);
+		soon += next == now + 50 + SM_SWEEP_RETRY_MS;
+		now = next;
+	}
+	CHECK(soon >= 2 && soon <= 4);
+	/* Failing for ever: about a sweep a second, not one per retry. */
+	CHECK(now - 100000 >= 20 * (SM_SWEEP_PACE_MS - 300));
+}
+
 static void test_smp_timeout(void)
 {
 	unsigned int rtt = 0, k;
@@ -763,6 +787,7 @@ int main(void)
 	test_lid_stability();
 	test_random();
 	test_sweep_pace();
+	test_sweep_retry();
 	test_smp_timeout();
 	return unit_done("test_sm");
 }
