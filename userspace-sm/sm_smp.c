@@ -109,7 +109,8 @@ static int sm_smp_take(struct sm_ctx *c, struct sm_smp_req *r,
 		return 0;	/* not one of ours (a late answer) */
 	if (umad_status(buf) ||
 	    mad_get_field(mad, 0, IB_DRSMP_STATUS_F)) {
-		r[k].status = -EIO;
+		/* (an answer with a bad MAD status: the node refused) */
+		r[k].status = umad_status(buf) ? -EIO : -EOPNOTSUPP;
 		c->smp_errors++;
 		sm_log(c, SM_LOG_DEBUG, "SMP %s 0x%x.%u by a %u-hop route failed\n",
 		       r[k].set ? "Set" : "Get", r[k].attr, r[k].mod,
@@ -127,8 +128,9 @@ static int sm_smp_take(struct sm_ctx *c, struct sm_smp_req *r,
  * sm_smp_batch() - send @n SMPs, at most SM_SMP_WINDOW at once, and wait
  *	for all of them
  * @c: the SM
- * @r: the requests (sm_smp_req_init()); each gets its status (0, or -EIO
- *	when no good answer came) and, if 0, the answer's data
+ * @r: the requests (sm_smp_req_init()); each gets its status (0, -EIO
+ *	when no answer came, -EOPNOTSUPP for an answer with a bad MAD
+ *	status) and, if 0, the answer's data
  * @n: how many
  *
  * Return: how many failed.

@@ -102,8 +102,16 @@ static int sm_read_linked(struct sm_ctx *c, struct sm_batch *b, int first)
 		return 0;
 	sm_batch_run(c, b);
 	for (k = 0; k < b->n; k++) {
+		/*
+		 * Then every port is read. A switch that refuses the
+		 * attribute (pib.ko from before it, or another's switch
+		 * with that VendorID) answered: no failure, which would
+		 * have every sweep made again soon.
+		 */
+		if (b->r[k].status == -EOPNOTSUPP)
+			c->smp_errors--;
 		if (b->r[k].status)
-			continue;	/* (then every port is read) */
+			continue;
 		n = &c->fab.node[b->r[k].node];
 		memcpy(n->linked, b->r[k].data, sizeof(n->linked));
 		n->linked_known = 1;
