@@ -253,6 +253,8 @@ static void noaccess(struct peer *p, struct ibv_mr *lmr)
 	int tries;
 
 	for (tries = 1; ; tries++) {
+		/* (bytes the server would find, were the WRITE executed) */
+		memset(lmr->addr, 0xee, 8);
 		post_rdma(1, p, 8, lmr, 8);
 		st = wait_status("WRITE without remote write");
 		if (st == IBV_WC_REM_ACCESS_ERR)
