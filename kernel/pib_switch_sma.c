@@ -83,7 +83,7 @@ static u16 pib_sw_get_linked_ports(struct pib_switch *sw, unsigned int in_port,
 	spin_lock_irqsave(&sw->lock, flags);
 	for (p = 0; p <= PIB_SW_NUM_PORTS; p++)
 		if (!p || sw->ports[p].state != IB_PORT_DOWN)
-			smp->data[p / 8] |= 1 << (p % 8);
+			pib_smp_port_link(smp->data, p);
 	spin_unlock_irqrestore(&sw->lock, flags);
 	return 0;
 }

@@ -41,6 +41,25 @@ static void sm_take_port(struct sm_ctx *c, int i, unsigned int p,
 	port->vl_cap = mad_get_field(pi, 0, IB_PORT_VL_CAP_F);
 }
 
+/* Run batch @b of NodeDescription and PortInfo Gets; take the answers. */
+static void sm_take_read(struct sm_ctx *c, struct sm_batch *b)
+{
+	struct sm_smp_req *r;
+	unsigned int k;
+
+	sm_batch_run(c, b);
+	for (k = 0; k < b->n; k++) {
+		r = &b->r[k];
+		if (r->status)
+			continue;
+		if (r->attr == IB_ATTR_NODE_DESC)
+			memcpy(c->fab.node[r->node].node_desc, r->data,
+			       SM_NODE_DESC_LEN);
+		else
+			sm_take_port(c, r->node, r->port, r->data);
+	}
+}
+
 /*
  * NodeInfo @ni, answered at the end of route @r: the node there, found or
  * added with that route; @local is set to the port the SMP entered it
@@ -126,8 +145,7 @@ static int sm_read_linked(struct sm_ctx *c, struct sm_batch *b, int first)
  */
 static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 {
-	struct sm_smp_req *r;
-	unsigned int p, k;
+	unsigned int p;
 	int i;
 
 	if (sm_read_linked(c, b, first))
@@ -143,17 +161,7 @@ static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 				return -ENOMEM;
 		}
 	}
-	sm_batch_run(c, b);
-	for (k = 0; k < b->n; k++) {
-		r = &b->r[k];
-		if (r->status)
-			continue;
-		if (r->attr == IB_ATTR_NODE_DESC)
-			memcpy(c->fab.node[r->node].node_desc, r->data,
-			       SM_NODE_DESC_LEN);
-		else
-			sm_take_port(c, r->node, r->port, r->data);
-	}
+	sm_take_read(c, b);
 	return 0;
 }
 
@@ -166,7 +174,7 @@ static int sm_read_new(struct sm_ctx *c, struct sm_batch *b, int first)
 static int sm_read_late(struct sm_ctx *c, struct sm_batch *b)
 {
 	const struct sm_node *n;
-	unsigned int p, k;
+	unsigned int p;
 	int i;
 
 	b->n = 0;
@@ -179,12 +187,7 @@ static int sm_read_late(struct sm_ctx *c, struct sm_batch *b)
 			    !sm_batch_add(c, b, i, p, 0, 0, IB_ATTR_PORT_INFO, p))
 				return -ENOMEM;
 	}
-	if (!b->n)
-		return 0;
-	sm_batch_run(c, b);
-	for (k = 0; k < b->n; k++)
-		if (!b->r[k].status)
-			sm_take_port(c, b->r[k].node, b->r[k].port, b->r[k].data);
+	sm_take_read(c, b);
 	return 0;
 }
 

@@ -651,6 +651,7 @@ static void test_node_cap(void)
  */
 static void test_ports_to_read(void)
 {
+	uint8_t map[PIB_SMP_LINKED_PORTS_LEN] = { 0 };
 	struct sm_fabric f;
 	unsigned int p, n;
 	int sw, ca, other;
@@ -680,6 +681,12 @@ static void test_ports_to_read(void)
 	f.node[sw].linked[0] = 0x03;
 	f.node[sw].linked[8] = 0xfe;
 	f.node[sw].linked_known = 1;
+	/* The switch's way of writing it makes the same map. */
+	for (p = 0; p <= 128; p++)
+		if (p <= 1 || (p >= 65 && p <= 71))
+			pib_smp_port_link(map, p);
+	pib_smp_port_link(map, 8 * PIB_SMP_LINKED_PORTS_LEN);	/* (none) */
+	CHECK(!memcmp(map, f.node[sw].linked, sizeof(map)));
 	for (p = 0, n = 0; p <= 128; p++)
 		n += sm_port_to_read(&f.node[sw], p);
 	CHECK_EQ(n, 9);

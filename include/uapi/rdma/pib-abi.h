@@ -391,6 +391,13 @@ struct pib_modify_srq {
 #define PIB_SMP_ATTR_LINKED_PORTS	0xff10
 #define PIB_SMP_LINKED_PORTS_LEN	32	/* bytes: ports 0..255 */
 
+/* Say in LinkedPorts @map that port @port is linked. */
+static inline void pib_smp_port_link(__u8 *map, unsigned int port)
+{
+	if (port < 8 * PIB_SMP_LINKED_PORTS_LEN)
+		map[port / 8] |= 1 << (port % 8);
+}
+
 /* Is port @port linked, as LinkedPorts @map says? */
 static inline int pib_smp_port_linked(const __u8 *map, unsigned int port)
 {
