@@ -359,6 +359,12 @@ struct pib_port {
 #define PIB_TRAP_RESEND_MS	2000
 /* ...at most this many times. */
 #define PIB_TRAP_TRIES		5
+/*
+ * Traps of a switch go at most one per PIB_TRAP_RESEND_MS, but this many
+ * at once after a quiet time: a link that goes down and comes straight
+ * back (a peer's device made anew) tells the SM both at once.
+ */
+#define PIB_TRAP_BURST		2
 
 /**
  * struct pib_sw_port - a switch port's state, under the switch's lock
@@ -381,6 +387,9 @@ struct pib_sw_port {
  *	(@sk[PIB_IP6] is NULL where the kernel has IPv6 disabled)
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
+ * @incarnation: drawn when the switch was made, said in its hellos
+ * @speaking: its first device is on it: it says hello and hears peers'
+ *	(under @lock)
  * @hello_work: periodic hello and peer aging
  * @debugfs: /sys/kernel/debug/pib/<netdev>
  * @lock: protects the peer table, @ports and everything the SM sets
@@ -410,7 +419,8 @@ struct pib_sw_port {
  * @trap_pending: a port changed and the SM has not repressed the trap
  * @trap_tries: times the pending trap was sent
  * @trap_tid: transaction ID of the pending trap
- * @trap_sent: jiffies when a trap was last sent
+ * @trap_tat: when the next trap would go at one per PIB_TRAP_RESEND_MS
+ *	(jiffies); one may go up to PIB_TRAP_BURST - 1 of those earlier
  * @default_port: SwitchInfo.DefaultPort
  * @life_time: SwitchInfo.LifeTimeValue
  * @port_state_change: SwitchInfo.PortStateChange
@@ -430,6 +440,8 @@ struct pib_switch {
 	struct sock *sk[PIB_IP_FAMILIES];
 	bool dying;
 	u64 guid;
+	u16 incarnation;
+	bool speaking;
 	struct delayed_work hello_work;
 	struct dentry *debugfs;
 	spinlock_t lock;	/* the peer table, @ports, what the SM sets */
@@ -454,7 +466,7 @@ struct pib_switch {
 	bool trap_pending;
 	u8 trap_tries;
 	u64 trap_tid;
-	unsigned long trap_sent;
+	unsigned long trap_tat;
 	u8 default_port;
 	u8 life_time;
 	bool port_state_change;
@@ -1529,6 +1541,8 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
 			struct pib_dev **dev_out);
 void pib_switch_track_links(struct pib_switch *sw);
+void pib_switch_bounce(struct pib_switch *sw, unsigned int port);
+void pib_switch_speak(struct pib_switch *sw);
 void pib_switch_trap_work(struct work_struct *work);
 void pib_switch_trap_repressed(struct pib_switch *sw, const struct ib_smp *smp);
 

@@ -1512,6 +1512,13 @@ static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
  * to 3 s apart under load. A link that goes down drops all traffic through
  * it until the SM has made the port ACTIVE again, long enough for RC QPs
  * to exhaust their retries; so ten hellos must be missed in a row.
+ *
+ * A switch made anew (its device deleted and added again, its host
+ * rebooted) keeps its GUID, but draws a new incarnation: its peers see the
+ * link bounce at once, not after a silence it may not have had. A switch
+ * that goes away says so in a last hello (a bye), and its peers take the
+ * link down at once. (Both are in bytes a pib from before them sent as 0
+ * and ignores.)
  */
 #define PIB_DEFAULT_UDP_PORT	4792
 #define PIB_HELLO_MAGIC		0x50494248	/* "PIBH" */
@@ -1522,16 +1529,24 @@ static inline enum pib_mkey_verdict pib_mkey_check(__u64 mkey, __u8 protect,
 #define PIB_PEER_TIMEOUT_MS	10000
 /* Switch GUIDs use device index 0x80 of pib_guid_from_mac() (byte 0x7f). */
 #define PIB_SWITCH_GUID_INDEX	0x80
+/* Payload bytes 6-7: the bye bit and the incarnation (0: not said). */
+#define PIB_HELLO_BYE_BIT	0x8000
+#define PIB_HELLO_INCARNATION	0x7fff
 
 /**
  * struct pib_hello - what a hello says
  * @version: PIB_HELLO_VERSION
  * @num_ports: the sender's switch ports, port 0 excluded
+ * @bye: the sender is going away: this is its last hello
+ * @incarnation: 1..PIB_HELLO_INCARNATION, drawn when the sender's switch
+ *	was made; 0 from a pib that does not say it
  * @switch_guid: the sender's switch node GUID
  */
 struct pib_hello {
 	__u8 version;
 	__u8 num_ports;
+	__u8 bye;
+	__u16 incarnation;
 	__u64 switch_guid;
 };
 
@@ -1545,6 +1560,9 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 	put_unaligned_be32(PIB_HELLO_MAGIC, p + PIB_LRH_LEN);
 	p[PIB_LRH_LEN + 4] = h->version;
 	p[PIB_LRH_LEN + 5] = h->num_ports;
+	put_unaligned_be16((h->bye ? PIB_HELLO_BYE_BIT : 0) |
+			   (h->incarnation & PIB_HELLO_INCARNATION),
+			   p + PIB_LRH_LEN + 6);
 	put_unaligned_be64(h->switch_guid, p + PIB_LRH_LEN + 8);
 	return pib_pkt_seal(p, PIB_LRH_LEN + PIB_HELLO_LEN);
 }
@@ -1556,11 +1574,16 @@ static inline unsigned int pib_hello_build(__u8 *p, const struct pib_hello *h)
 static inline int pib_hello_parse(const __u8 *payload, unsigned int len,
 				  struct pib_hello *h)
 {
+	__u16 w;
+
 	if (len != PIB_HELLO_LEN || get_unaligned_be32(payload) != PIB_HELLO_MAGIC ||
 	    payload[4] != PIB_HELLO_VERSION || !get_unaligned_be64(payload + 8))
 		return -1;
+	w = get_unaligned_be16(payload + 6);
 	h->version = payload[4];
 	h->num_ports = payload[5];
+	h->bye = !!(w & PIB_HELLO_BYE_BIT);
+	h->incarnation = w & PIB_HELLO_INCARNATION;
 	h->switch_guid = get_unaligned_be64(payload + 8);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <linux/debugfs.h>
 #include <linux/inet.h>
 #include <linux/inetdevice.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
@@ -67,12 +68,15 @@ static unsigned int pib_switch_families(struct pib_switch *sw)
 	       (sw->sk[PIB_IP6] ? PIB_IP_BIT(PIB_IP6) : 0);
 }
 
-/* The switch's hello, in @pkt (PIB_HELLO_PKT_LEN bytes). */
-static void pib_switch_hello_build(const struct pib_switch *sw, u8 *pkt)
+/* The switch's hello, or its bye, in @pkt (PIB_HELLO_PKT_LEN bytes). */
+static void pib_switch_hello_build(const struct pib_switch *sw, bool bye,
+				   u8 *pkt)
 {
 	struct pib_hello h = {
 		.version = PIB_HELLO_VERSION,
 		.num_ports = PIB_SW_NUM_PORTS,
+		.bye = bye,
+		.incarnation = sw->incarnation,
 		.switch_guid = sw->guid,
 	};
 
@@ -90,34 +94,40 @@ static void pib_switch_hello_to(struct pib_switch *sw,
 
 /*
  * @addr said hello as @h: the peer table decides what that is worth
- * (pib_peer.h); a link that came up is tracked, and the new peer hears
+ * (pib_peer.h). A link that came up is tracked, and the new peer hears
  * this switch's hello at once, not at the next interval: until it does, it
  * drops what comes from here, and a subnet manager that saw the link come
  * up on this side would sweep past a switch that cannot answer it. (Once
  * per link up: new peers are rate-limited, and the answer is no news to
- * the peer.) A hello over a family the switch cannot send over binds
- * nothing: the peer could not be answered.
+ * the peer.) A peer made anew is answered too, and its port bounces back
+ * to INIT: the SM hears of it by Trap 128 and configures the new switch.
+ * A bye takes the link down at once. A hello over a family the switch
+ * cannot send over binds nothing: the peer could not be answered. Nor
+ * does one before the switch speaks (pib_switch_speak()).
  */
 static void pib_switch_heard(struct pib_switch *sw, const struct pib_ip *addr,
 			     const struct pib_hello *h)
 {
+	enum pib_hello_verdict v = PIB_HELLO_HEARD;
 	u8 pkt[PIB_HELLO_PKT_LEN];
-	enum pib_hello_verdict v;
-	int slot;
+	int slot = -1;
 
 	if (!(pib_switch_families(sw) & PIB_IP_BIT(pib_ip_family(addr)))) {
 		atomic64_inc(&sw->hellos_no_addr);
 		return;
 	}
 	spin_lock_bh(&sw->lock);
-	v = pib_peers_heard(&sw->peers, h->switch_guid, addr, pib_now_ms(),
-			    &slot);
+	if (sw->speaking)
+		v = pib_peers_heard(&sw->peers, h, addr, pib_now_ms(), &slot);
 	spin_unlock_bh(&sw->lock);
-	if (v != PIB_HELLO_LINK_UP)
-		return;
-	pib_switch_hello_build(sw, pkt);
-	pib_switch_hello_to(sw, addr, pkt, GFP_ATOMIC);
-	pib_switch_track_links(sw);
+	if (v == PIB_HELLO_LINK_UP || v == PIB_HELLO_RESTART) {
+		pib_switch_hello_build(sw, false, pkt);
+		pib_switch_hello_to(sw, addr, pkt, GFP_ATOMIC);
+	}
+	if (v == PIB_HELLO_RESTART)
+		pib_switch_bounce(sw, PIB_SW_FIRST_PEER_PORT + slot);
+	else if (v == PIB_HELLO_LINK_UP || v == PIB_HELLO_BYE)
+		pib_switch_track_links(sw);
 }
 
 /*
@@ -463,14 +473,15 @@ static const struct pib_ip pib_ip6_all_nodes = {
 	.b = { 0xff, 0x02, [15] = 0x01 },
 };
 
-static void pib_switch_send_hello(struct pib_switch *sw)
+/* Say hello, or bye (@bye), to the LAN and to the static peers. */
+static void pib_switch_send_hello(struct pib_switch *sw, bool bye)
 {
 	struct pib_ip bcast = pib_ip4(htonl(INADDR_BROADCAST));
 	struct pib_ip addrs[PIB_MAX_PEERS];
 	u8 pkt[PIB_HELLO_PKT_LEN];
 	unsigned int i, n;
 
-	pib_switch_hello_build(sw, pkt);
+	pib_switch_hello_build(sw, bye, pkt);
 	pib_switch_hello_to(sw, &bcast, pkt, GFP_KERNEL);
 	if (sw->sk[PIB_IP6])
 		pib_switch_hello_to(sw, &pib_ip6_all_nodes, pkt, GFP_KERNEL);
@@ -492,7 +503,7 @@ static void pib_switch_hello_work(struct work_struct *work)
 					     struct pib_switch, hello_work);
 
 	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
-		pib_switch_send_hello(sw);
+		pib_switch_send_hello(sw, false);
 	spin_lock_bh(&sw->lock);
 	pib_peers_age(&sw->peers, pib_now_ms(), pib_switch_families(sw));
 	spin_unlock_bh(&sw->lock);
@@ -524,7 +535,8 @@ static void pib_switch_show_peers(struct seq_file *m,
 		   t->full, t->rate_limited);
 	seq_printf(m, "hellos_guid_elsewhere %llu\nhellos_addr_in_use %llu\n",
 		   t->guid_elsewhere, t->addr_in_use);
-	seq_printf(m, "peers_evicted %llu\n", t->evicted);
+	seq_printf(m, "peers_evicted %llu\npeer_restarts_limited %llu\n",
+		   t->evicted, t->restarts_limited);
 	for (i = 0; i < PIB_MAX_PEERS; i++) {
 		p = &t->peer[i];
 		if (!p->used)
@@ -537,9 +549,9 @@ static void pib_switch_show_peers(struct seq_file *m,
 			pib_ip_text(text, &p->addr[alt]);
 			seq_printf(m, "peer_alt %016llx %s\n", p->guid, text);
 		}
-		seq_printf(m, "peer_stat %016llx heard_ms_ago %llu max_gap_ms %llu link_downs %u\n",
+		seq_printf(m, "peer_stat %016llx heard_ms_ago %llu max_gap_ms %llu restarts %u byes %u link_downs %u\n",
 			   p->guid, now - p->last_heard, p->max_gap,
-			   p->link_downs);
+			   p->restarts, p->byes, p->link_downs);
 	}
 }
 
@@ -665,6 +677,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		return ERR_PTR(-ENOMEM);
 	sw->ndev = ndev;
 	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
+	sw->incarnation = get_random_u32() % PIB_HELLO_INCARNATION + 1;
 	spin_lock_init(&sw->lock);
 	pib_peers_init(&sw->peers, pib_now_ms());
 	sw->subnet_prefix = PIB_GID_PREFIX;
@@ -683,7 +696,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
-	sw->trap_sent = jiffies - msecs_to_jiffies(PIB_TRAP_RESEND_MS);
+	sw->trap_tat = jiffies;
 	err = sw->mft ? pib_switch_open_sockets(sw) : -ENOMEM;
 	if (err) {
 		pr_info_ratelimited("cannot open UDP port %u on %s: %d\n",
@@ -695,8 +708,25 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	}
 	dev_hold(ndev);
 	pib_switch_debugfs(sw);
-	schedule_delayed_work(&sw->hello_work, 0);
 	return sw;
+}
+
+/**
+ * pib_switch_speak() - a device is on the switch: say hello now
+ * @sw: the switch
+ *
+ * A new switch is silent, and deaf to hellos, until its first device is
+ * registered and on it: its peers, and their SM, see it once it is whole,
+ * not while the device is still being registered (which takes a while:
+ * IPoIB, the MAD agents). Each device that comes sends a hello at once.
+ */
+void pib_switch_speak(struct pib_switch *sw)
+{
+	spin_lock_bh(&sw->lock);
+	sw->speaking = true;
+	if (!sw->dying)
+		mod_delayed_work(system_wq, &sw->hello_work, 0);
+	spin_unlock_bh(&sw->lock);
 }
 
 /**
@@ -766,6 +796,10 @@ void pib_switch_put(struct pib_switch *sw)
 
 	debugfs_remove(sw->debugfs);
 	pib_switch_stop(sw);
+	/* (a netdev going away has no LAN left to say bye to) */
+	if (sw->speaking && netif_running(sw->ndev) &&
+	    !(sw->ndev->flags & IFF_LOOPBACK))
+		pib_switch_send_hello(sw, true);
 	pib_switch_close_sockets(sw);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);

@@ -27,6 +27,14 @@
  * take slots at most PIB_PEER_NEW_BURST at once and then one each
  * PIB_PEER_NEW_MS, so a flood of made-up GUIDs neither fills the table at
  * once nor floods the SM with link changes.
+ *
+ * A live peer that says hello as another incarnation of itself was made
+ * anew (pib_hdr.h): its link bounces, as an IB link does when the port at
+ * its other end resets. One that says bye from its bound address, as the
+ * incarnation it is, has its link go down. A forged hello can do either
+ * only to a peer's link whose hellos it can see and whose address it can
+ * send from, as it could already by speaking for that peer, and at most
+ * once per PIB_PEER_RESTART_MS.
  */
 #ifndef PIB_PEER_H
 #define PIB_PEER_H
@@ -43,6 +51,8 @@
 #define PIB_PEER_NEW_BURST	16
 /* ...and then one per this many milliseconds. */
 #define PIB_PEER_NEW_MS		1000
+/* A peer's own word (a restart, a bye) moves its link at most this often. */
+#define PIB_PEER_RESTART_MS	1000
 
 /**
  * struct pib_ip - an IP address of a peer: IPv6, or IPv4 mapped into
@@ -125,6 +135,11 @@ static inline int pib_ip_eq(const struct pib_ip *a, const struct pib_ip *b)
  *	up (a peer whose hellos come late, e.g. a starved host, shows here
  *	before its link starts to go down)
  * @link_downs: how often its link went down for want of hellos
+ * @restarts: how often it came back as another incarnation while its link
+ *	was up
+ * @byes: how often it said bye while its link was up
+ * @incarnation: the one it said last (0: none)
+ * @said_at: the time of its last restart or bye
  * @bound: PIB_IP_BIT() of each family whose hellos came within
  *	PIB_PEER_TIMEOUT_MS: @addr of that family is the peer's
  * @primary: the family its packets go over: the one its link came up
@@ -139,6 +154,10 @@ struct pib_peer {
 	__u64 last_heard;
 	__u64 max_gap;
 	__u32 link_downs;
+	__u32 restarts;
+	__u32 byes;
+	__u64 said_at;
+	__u16 incarnation;
 	__u8 bound;
 	__u8 primary;
 	__u8 used;
@@ -156,6 +175,8 @@ struct pib_peer {
  *	of the same family
  * @addr_in_use: hellos with a new GUID from a live peer's address
  * @evicted: silent peers whose slot was freed
+ * @restarts_limited: restarts and byes of a live peer that came sooner
+ *	than PIB_PEER_RESTART_MS after its last one (ignored)
  */
 struct pib_peer_table {
 	struct pib_peer peer[PIB_MAX_PEERS];
@@ -166,12 +187,16 @@ struct pib_peer_table {
 	__u64 guid_elsewhere;
 	__u64 addr_in_use;
 	__u64 evicted;
+	__u64 restarts_limited;
 };
 
 /* What a hello did to the table. */
 enum pib_hello_verdict {
 	PIB_HELLO_HEARD,	/* a live peer, still there */
 	PIB_HELLO_LINK_UP,	/* a new peer, or a silent one back: link up */
+	PIB_HELLO_RESTART,	/* a live peer made anew: its link bounces */
+	PIB_HELLO_BYE,		/* a live peer going away: its link goes down */
+	PIB_HELLO_STRAY_BYE,	/* ignored: a bye of no live peer */
 	PIB_HELLO_GUID_ELSEWHERE, /* refused: the GUID lives at another address */
 	PIB_HELLO_ADDR_IN_USE,	/* refused: the address is another GUID's */
 	PIB_HELLO_RATE_LIMITED,	/* refused: too many new peers lately */
@@ -278,7 +303,7 @@ static inline void pib_peer_bind(struct pib_peer *p, enum pib_ip_family f,
 
 /* A new GUID: a free slot, if the rate and the table allow. */
 static inline enum pib_hello_verdict pib_peers_add(struct pib_peer_table *t,
-						   __u64 guid,
+						   const struct pib_hello *h,
 						   const struct pib_ip *ip,
 						   __u64 now, int *slot)
 {
@@ -298,7 +323,8 @@ static inline enum pib_hello_verdict pib_peers_add(struct pib_peer_table *t,
 	}
 	p = &t->peer[i];
 	__builtin_memset(p, 0, sizeof(*p));
-	p->guid = guid;
+	p->guid = h->switch_guid;
+	p->incarnation = h->incarnation;
 	pib_peer_bind(p, f, ip, now);
 	p->primary = f;
 	p->last_heard = now;
@@ -308,13 +334,51 @@ static inline enum pib_hello_verdict pib_peers_add(struct pib_peer_table *t,
 	return PIB_HELLO_LINK_UP;
 }
 
+/* Did @p restart or say bye less than PIB_PEER_RESTART_MS ago? (counted) */
+static inline int pib_peer_said_lately(struct pib_peer_table *t,
+				       const struct pib_peer *p, __u64 now)
+{
+	if (!(p->restarts + p->byes) || now - p->said_at >= PIB_PEER_RESTART_MS)
+		return 0;
+	t->restarts_limited++;
+	return 1;
+}
+
+/*
+ * A bye from @ip as @h of slot @i (-1: no peer has its GUID) at @now: the
+ * peer's link goes down if it is live, bound to @ip and the same
+ * incarnation, and did not restart or say bye just before.
+ */
+static inline enum pib_hello_verdict pib_peers_bye(struct pib_peer_table *t,
+						   int i,
+						   const struct pib_hello *h,
+						   const struct pib_ip *ip,
+						   __u64 now)
+{
+	struct pib_peer *p;
+
+	if (i < 0)
+		return PIB_HELLO_STRAY_BYE;
+	p = &t->peer[i];
+	if (!pib_peer_bound_to(p, pib_ip_family(ip), ip) ||
+	    p->incarnation != h->incarnation)
+		return PIB_HELLO_STRAY_BYE;
+	if (pib_peer_said_lately(t, p, now))
+		return PIB_HELLO_STRAY_BYE;
+	p->said_at = now;
+	p->bound = 0;
+	p->up = 0;
+	p->byes++;
+	return PIB_HELLO_BYE;
+}
+
 /**
- * pib_peers_heard() - a hello from @ip says it is switch @guid
+ * pib_peers_heard() - a hello @h from @ip
  * @t: the table
- * @guid: the GUID the hello names
+ * @h: what it says: the switch GUID, its incarnation, whether it is a bye
  * @ip: the address it came from
  * @now: the time
- * @slot: set to the peer's slot unless the hello is refused
+ * @slot: set to the peer's slot unless the hello is refused or a stray bye
  *
  * A live peer's hello over a family it is not bound to binds that
  * family's address too, without moving its packets (pib_peers_dest()).
@@ -322,14 +386,20 @@ static inline enum pib_hello_verdict pib_peers_add(struct pib_peer_table *t,
  * Return: enum pib_hello_verdict; refusals are counted in @t.
  */
 static inline enum pib_hello_verdict pib_peers_heard(struct pib_peer_table *t,
-						     __u64 guid,
+						     const struct pib_hello *h,
 						     const struct pib_ip *ip,
 						     __u64 now, int *slot)
 {
 	enum pib_ip_family f = pib_ip_family(ip);
-	int i = pib_peers_find_guid(t, guid), owner;
+	int i = pib_peers_find_guid(t, h->switch_guid), owner;
 	struct pib_peer *p;
 
+	if (h->bye) {
+		if (pib_peers_bye(t, i, h, ip, now) == PIB_HELLO_STRAY_BYE)
+			return PIB_HELLO_STRAY_BYE;
+		*slot = i;
+		return PIB_HELLO_BYE;
+	}
 	if (i >= 0 && t->peer[i].up && (t->peer[i].bound & PIB_IP_BIT(f)) &&
 	    !pib_ip_eq(&t->peer[i].addr[f], ip)) {
 		t->guid_elsewhere++;
@@ -341,13 +411,23 @@ static inline enum pib_hello_verdict pib_peers_heard(struct pib_peer_table *t,
 		return PIB_HELLO_ADDR_IN_USE;
 	}
 	if (i < 0)
-		return pib_peers_add(t, guid, ip, now, slot);
+		return pib_peers_add(t, h, ip, now, slot);
 	p = &t->peer[i];
 	pib_peer_bind(p, f, ip, now);
 	if (p->up && now - p->last_heard > p->max_gap)
 		p->max_gap = now - p->last_heard;
 	p->last_heard = now;
 	*slot = i;
+	if (p->up && h->incarnation && p->incarnation &&
+	    h->incarnation != p->incarnation) {
+		if (pib_peer_said_lately(t, p, now))
+			return PIB_HELLO_HEARD;
+		p->incarnation = h->incarnation;
+		p->said_at = now;
+		p->restarts++;
+		return PIB_HELLO_RESTART;
+	}
+	p->incarnation = h->incarnation;
 	if (p->up)
 		return PIB_HELLO_HEARD;
 	p->up = 1;

@@ -36,6 +36,7 @@ void pib_switch_attach(struct pib_switch *sw, struct pib_dev *dev)
 {
 	rcu_assign_pointer(sw->hca[dev->index], dev);
 	pib_switch_track_links(sw);
+	pib_switch_speak(sw);
 }
 
 /**
@@ -56,7 +57,8 @@ void pib_switch_detach(struct pib_switch *sw, struct pib_dev *dev)
  *
  * A port whose link came up starts at INIT, one whose link went down is
  * DOWN; either change raises SwitchInfo.PortStateChange and sends the SM
- * Trap 128 (at most one each PIB_TRAP_RESEND_MS).
+ * Trap 128 (at most one each PIB_TRAP_RESEND_MS, after a burst of
+ * PIB_TRAP_BURST).
  */
 void pib_switch_track_links(struct pib_switch *sw)
 {
@@ -83,21 +85,42 @@ void pib_switch_track_links(struct pib_switch *sw)
 	}
 	/*
 	 * A trap already pending goes again on its own schedule, with the
-	 * news, and a new one waits until PIB_TRAP_RESEND_MS after the last:
-	 * links that change all the time (a flood of forged hellos) get one
-	 * Trap 128 per PIB_TRAP_RESEND_MS, not one each.
+	 * news, and a new one waits its turn at the traps' pace: links that
+	 * change all the time (a flood of forged hellos) get one Trap 128
+	 * per PIB_TRAP_RESEND_MS, not one each.
 	 */
 	if (changed) {
 		queue = !sw->trap_pending && !sw->dying;
 		sw->trap_pending = true;
 		sw->trap_tries = 0;
 		sw->trap_tid++;
-		delay = sw->trap_sent + msecs_to_jiffies(PIB_TRAP_RESEND_MS);
+		delay = sw->trap_tat - (PIB_TRAP_BURST - 1) *
+				       msecs_to_jiffies(PIB_TRAP_RESEND_MS);
 		delay = time_after(delay, jiffies) ? delay - jiffies : 0;
 	}
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (queue)
 		mod_delayed_work(system_wq, &sw->trap_work, delay);
+}
+
+/**
+ * pib_switch_bounce() - a port's link went down and came up again at once
+ * @sw: the switch
+ * @port: the port (its peer was made anew)
+ *
+ * The port starts again at INIT, as for any link that comes up, with
+ * Trap 128 (pib_switch_track_links()).
+ */
+void pib_switch_bounce(struct pib_switch *sw, unsigned int port)
+{
+	unsigned long flags;
+
+	if (port < 1 || port > PIB_SW_NUM_PORTS)
+		return;
+	spin_lock_irqsave(&sw->lock, flags);
+	sw->ports[port].up = false;
+	spin_unlock_irqrestore(&sw->lock, flags);
+	pib_switch_track_links(sw);
 }
 
 /**
@@ -290,7 +313,9 @@ void pib_switch_trap_work(struct work_struct *work)
 		return;
 	}
 	sw->trap_tries++;
-	sw->trap_sent = jiffies;
+	/* (the pace: one per PIB_TRAP_RESEND_MS since the burst) */
+	sw->trap_tat = (time_after(sw->trap_tat, jiffies) ? sw->trap_tat :
+			jiffies) + msecs_to_jiffies(PIB_TRAP_RESEND_MS);
 	spin_unlock_bh(&sw->lock);
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);

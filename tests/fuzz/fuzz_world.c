@@ -257,6 +257,12 @@ void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 	kfree_skb(skb);
 }
 
+/* pib_net.c: a device is on the switch (there are no hellos here). */
+void pib_switch_speak(struct pib_switch *sw)
+{
+	sw->speaking = true;
+}
+
 /* pib_verbs.c: an AH's attributes as a WQE's address vector. */
 void pib_av_from_ah(const struct rdma_ah_attr *ah, struct pib_av *av)
 {
@@ -361,12 +367,14 @@ void fuzz_check_switch(struct pib_switch *sw)
 void fuzz_peer_set_up(struct pib_switch *sw, unsigned int i, bool up)
 {
 	struct pib_ip addr = pib_ip4(cpu_to_be32(0x0a000002 + i));
+	struct pib_hello h = { .version = PIB_HELLO_VERSION, .incarnation = 1,
+			       .switch_guid = 0x0200000000000100ULL + i };
 	int slot;
 
 	if (up) {
-		FUZZ_CHECK(pib_peers_heard(&sw->peers, 0x0200000000000100ULL + i,
-					   &addr, jiffies, &slot) <=
-			   PIB_HELLO_LINK_UP && slot == i);
+		FUZZ_CHECK(pib_peers_heard(&sw->peers, &h, &addr, jiffies,
+					   &slot) <= PIB_HELLO_LINK_UP &&
+			   slot == i);
 	} else {
 		sw->peers.peer[i].up = 0;
 		sw->peers.peer[i].bound = 0;

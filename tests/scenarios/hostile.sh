@@ -290,8 +290,9 @@ grep -v '^peer 0bad' $dbg
 rdma statistic show link pibeth0/1
 ip -s link show eth0
 if [ "$PIB_HOST" = 1 ]; then
-	# One Trap 128 per 2 s at most, however many links the floods flip.
-	check "$traps Trap 128s in $t s of hello floods" test "$traps" -le $((t / 2 + 1))
+	# One Trap 128 per 2 s at most (after a burst of 2), however many
+	# links the floods flip.
+	check "$traps Trap 128s in $t s of hello floods" test "$traps" -le $((t / 2 + 2))
 	check "counted: a known GUID from another address" \
 		test "$(counter hellos_guid_elsewhere)" -ge 1
 	check "counted: a new GUID from an address in use" \

@@ -40,11 +40,23 @@ static struct pib_ip v6(__u32 n)
 
 static struct pib_peer_table t;
 
+/* A hello of switch @guid, incarnation @inc (bye if @bye). */
+static const struct pib_hello *hello_of(__u64 guid, __u16 inc, int bye)
+{
+	static struct pib_hello h;
+
+	h = (struct pib_hello){ .version = PIB_HELLO_VERSION, .bye = !!bye,
+				.incarnation = inc, .switch_guid = guid };
+	return &h;
+}
+
+#define HI(guid)	hello_of(guid, 1, 0)
+
 static enum pib_hello_verdict heard(__u64 guid, struct pib_ip addr, __u64 now)
 {
 	int slot = -1;
 
-	return pib_peers_heard(&t, guid, &addr, now, &slot);
+	return pib_peers_heard(&t, HI(guid), &addr, now, &slot);
 }
 
 static int find_addr(struct pib_ip addr)
@@ -72,7 +84,7 @@ static void test_binding(void)
 	struct pib_ip a = A, b = B, got;
 
 	pib_peers_init(&t, 1000);
-	CHECK_EQ(pib_peers_heard(&t, G1, &a, 1000, &slot), PIB_HELLO_LINK_UP);
+	CHECK_EQ(pib_peers_heard(&t, HI(G1), &a, 1000, &slot), PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 0);
 	CHECK_EQ(heard(G1, A, 2000), PIB_HELLO_HEARD);
 	/* A live peer's GUID from another address: refused, not moved. */
@@ -95,12 +107,12 @@ static void test_binding(void)
 	CHECK_EQ(find_addr(A), -1);
 	CHECK(!pib_peers_dest(&t, 0, &got));
 	CHECK(addr_is(&t.peer[0].addr[PIB_IP4], A));	/* what debugfs shows */
-	CHECK_EQ(pib_peers_heard(&t, G1, &b, 2500 + PIB_PEER_TIMEOUT_MS, &slot),
+	CHECK_EQ(pib_peers_heard(&t, HI(G1), &b, 2500 + PIB_PEER_TIMEOUT_MS, &slot),
 		 PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 0);
 	CHECK(dest_is(0, B));
 	/* Its old address is free for another GUID now. */
-	CHECK_EQ(pib_peers_heard(&t, G2, &a, 2600 + PIB_PEER_TIMEOUT_MS, &slot),
+	CHECK_EQ(pib_peers_heard(&t, HI(G2), &a, 2600 + PIB_PEER_TIMEOUT_MS, &slot),
 		 PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 1);
 	/* The silence while its link was down is no gap between hellos. */
@@ -128,7 +140,7 @@ static void test_eviction(void)
 	CHECK_EQ(t.evicted, 1);
 	CHECK_EQ(pib_peers_find_guid(&t, G1), -1);
 	/* The freed slot (switch port 65) goes to the next new peer. */
-	CHECK_EQ(pib_peers_heard(&t, 0x77, &c, PIB_PEER_EVICT_MS + 2, &slot),
+	CHECK_EQ(pib_peers_heard(&t, HI(0x77), &c, PIB_PEER_EVICT_MS + 2, &slot),
 		 PIB_HELLO_LINK_UP);
 	CHECK_EQ(slot, 0);
 }
@@ -282,9 +294,19 @@ static struct pib_ip rand_addr(__u32 r, __u32 n)
 	return r & 1 ? v4(n) : v6(n);
 }
 
+/* A forged hello, or bye, of @guid from @addr, of any incarnation. */
+static void forged(__u64 guid, struct pib_ip addr, __u64 now)
+{
+	__u32 r = next_rand();
+	int slot;
+
+	pib_peers_heard(&t, hello_of(guid, r & PIB_HELLO_INCARNATION, r >> 31),
+			&addr, now, &slot);
+}
+
 /*
  * A real peer (G1 at A and at fe80::a) says hello every second over both
- * families; a forger sends 50 hellos a second with its GUID from other
+ * families; a forger sends 50 hellos and byes a second with its GUID from other
  * addresses of either family, other GUIDs from its addresses, and
  * made-up GUIDs from made-up addresses. The real peer's packets never
  * move and its link never goes down.
@@ -305,20 +327,20 @@ static void test_forged_flood(void)
 		r = next_rand();
 		switch (r % 4) {
 		case 0:
-			heard(G1, rand_addr(r >> 2, next_rand() % 8 + 11), now);
+			forged(G1, rand_addr(r >> 2, next_rand() % 8 + 11), now);
 			break;
 		case 1:
-			heard(next_rand() % 16 + 0x4000, r & 4 ? a : a6, now);
+			forged(next_rand() % 16 + 0x4000, r & 4 ? a : a6, now);
 			break;
 		default:
-			heard(next_rand() % 512 + 0x8000,
-			      rand_addr(r >> 2, next_rand() % 64 + 0x100), now);
+			forged(next_rand() % 512 + 0x8000,
+			       rand_addr(r >> 2, next_rand() % 64 + 0x100), now);
 		}
 		if (now >= next_hello) {
-			v = pib_peers_heard(&t, G1, &a, now, &slot);
+			v = pib_peers_heard(&t, HI(G1), &a, now, &slot);
 			CHECK_EQ(v, PIB_HELLO_HEARD);
 			CHECK_EQ(slot, 0);
-			v = pib_peers_heard(&t, G1, &a6, now, &slot);
+			v = pib_peers_heard(&t, HI(G1), &a6, now, &slot);
 			CHECK(v == PIB_HELLO_HEARD || v == PIB_HELLO_GUID_ELSEWHERE);
 			next_hello = now + 1000;
 		}
@@ -333,6 +355,73 @@ static void test_forged_flood(void)
 	CHECK(t.evicted > 0);
 }
 
+/*
+ * A live peer that says hello as another incarnation bounces (at most once
+ * a PIB_PEER_RESTART_MS); one that says bye goes down, if the bye is its
+ * own; a peer that says no incarnation (an older pib) never bounces.
+ */
+static void test_restart_and_bye(void)
+{
+	struct pib_ip a = A, b = B;
+	int slot = -1;
+
+	pib_peers_init(&t, 0);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 1, 0), &a, 5000, &slot),
+		 PIB_HELLO_LINK_UP);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 1, 0), &a, 6000, &slot),
+		 PIB_HELLO_HEARD);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 2, 0), &a, 6100, &slot),
+		 PIB_HELLO_RESTART);
+	CHECK(slot == 0 && t.peer[0].restarts == 1 && t.peer[0].up);
+	/* (too soon after the last: ignored, and said again later) */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 0), &a, 6100 + PIB_PEER_RESTART_MS - 1,
+				 &slot), PIB_HELLO_HEARD);
+	CHECK(t.restarts_limited == 1 && t.peer[0].incarnation == 2);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 0), &a, 6100 + PIB_PEER_RESTART_MS,
+				 &slot), PIB_HELLO_RESTART);
+	CHECK_EQ(t.peer[0].restarts, 2);
+	/* Byes: of another incarnation, from elsewhere, of no peer: stray. */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 2, 1), &a, 8200, &slot),
+		 PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &b, 8200, &slot),
+		 PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 3, 1), &b, 8200, &slot),
+		 PIB_HELLO_STRAY_BYE);
+	CHECK(t.peer[0].up && find_addr(B) < 0 && t.restarts_limited == 1);
+	slot = -1;
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &a, 8200, &slot),
+		 PIB_HELLO_BYE);
+	CHECK(slot == 0 && !t.peer[0].up && t.peer[0].byes == 1);
+	CHECK_EQ(find_addr(A), -1);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &a, 8201, &slot),
+		 PIB_HELLO_STRAY_BYE);
+	/* Back as a new incarnation: an ordinary link up. */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 4, 0), &a, 8300, &slot),
+		 PIB_HELLO_LINK_UP);
+	CHECK(t.peer[0].restarts == 2 && t.peer[0].incarnation == 4);
+	/* An older pib says incarnation 0: never a restart. */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9000, &slot),
+		 PIB_HELLO_LINK_UP);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9100, &slot),
+		 PIB_HELLO_HEARD);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 1), &b, 9200, &slot),
+		 PIB_HELLO_BYE);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9300, &slot),
+		 PIB_HELLO_LINK_UP);
+	/* (upgraded: its first incarnation is no restart) */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 7, 0), &b, 9400, &slot),
+		 PIB_HELLO_HEARD);
+	/* A restart, then a bye, each too soon after the last word. */
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 0), &b, 9500, &slot),
+		 PIB_HELLO_HEARD);
+	CHECK(t.restarts_limited == 2 && t.peer[1].restarts == 0);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 0), &b, 10200, &slot),
+		 PIB_HELLO_RESTART);
+	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 1), &b, 10300, &slot),
+		 PIB_HELLO_STRAY_BYE);
+	CHECK(t.restarts_limited == 3 && t.peer[1].up);
+}
+
 int main(void)
 {
 	test_binding();
@@ -340,5 +429,6 @@ int main(void)
 	test_families();
 	test_rate_and_size();
 	test_forged_flood();
+	test_restart_and_bye();
 	return unit_done("test_peer");
 }

@@ -581,6 +581,14 @@ static void test_hello(void)
 	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), 0);
 	CHECK_EQ(back.switch_guid, h.switch_guid);
 	CHECK_EQ(back.num_ports, 3);
+	CHECK(!back.bye && !back.incarnation);
+	/* A bye of incarnation 0x7abc: bytes 6-7 are 0xfa 0xbc. */
+	h.bye = 1;
+	h.incarnation = 0x7abc;
+	pib_hello_build(buf, &h);
+	CHECK(buf[pkt.payload_off + 6] == 0xfa && buf[pkt.payload_off + 7] == 0xbc);
+	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), 0);
+	CHECK(back.bye == 1 && back.incarnation == 0x7abc);
 	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len - 4, &back), -1);
 	buf[pkt.payload_off] ^= 1;	/* magic */
 	CHECK_EQ(pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &back), -1);
