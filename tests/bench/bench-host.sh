@@ -59,6 +59,23 @@ busy() {
 # cpu_s TICKS: seconds, two decimals.
 cpu_s() { printf '%d.%02d' $(($1 / hz)) $(($1 % hz * 100 / hz)); }
 
+# resends DEV: $resends, "TIMEOUTS NAKS": how often this host's requesters
+# on DEV (pib, rxe) timed out waiting for an ACK and how many sequence
+# NAKs they got (each a go-back-N resend), so far; "- -" for others.
+# (rxe's completer_retry_err counts both kinds of resend.)
+resends() {
+	local t n d sub=0
+	case $1 in
+	pib) d=pibeth0 t=retransmit_timeouts n=seq_naks_rcvd ;;
+	rxe) d=rxe0 t=completer_retry_err n=rcvd_seq_err sub=1 ;;
+	*) resends="- -"; return ;;
+	esac
+	resends=$(rdma statistic show link "$d/1" 2>/dev/null |
+		awk -v t=$t -v n=$n -v sub=$sub '
+		{ for (i = 1; i < NF; i++) { if ($i == t) a = $(i + 1); if ($i == n) b = $(i + 1) } }
+		END { if (a == "" || b == "") print "- -"; else print a - sub * b, b }')
+}
+
 # Install pib as a user does. Someone may be editing the source tree, which
 # makes `make install` try to rebuild on the read-only root: try again later.
 pib_try_install() {
@@ -207,7 +224,7 @@ serve() {
 measure() {
 	local id=$1 round=$2 test=$3 size=$4 qps=$5 bytes=$6 dev=$7 parse=$8
 	local port=$((20000 + $1)) log=$runs/$id.client.log value=n/a ok=run st
-	local cpu1=- cpu2=- b0
+	local cpu1=- cpu2=- b0 r0 lost="- -"
 	shift 8
 	local cmd=("${@//@PORT@/$port}")
 	cmd=("${cmd[@]//@HOST@/$server_ip}")
@@ -222,12 +239,19 @@ measure() {
 		fi
 		if [ "$(cat "$sync/ready.$id")" = ok ]; then
 			echo "${cmd[*]}" >"$log"
+			resends "$dev"
+			r0=$resends
 			busy
 			b0=$busy
 			timeout $((tool_timeout + grace)) "${cmd[@]}" >>"$log" 2>&1
 			st=$?
 			busy
 			cpu2=$(cpu_s $((busy - b0)))
+			resends "$dev"
+			# shellcheck disable=SC2086 # (two numbers each)
+			[ "$r0" = "- -" ] || [ "$resends" = "- -" ] ||
+				lost=$(printf '%s %s\n' $resends $r0 |
+					awk '{ print $1 - $3, $2 - $4 }')
 			[ $st = 124 ] && hangs[$dev]=$((${hangs[$dev]:-0} + 1))
 			value=$($parse "$size" <"$log")
 		else
@@ -238,8 +262,8 @@ measure() {
 			cpu1=$(cat "$sync/cpu.$id")
 	fi
 	[ -n "$value" ] || value=n/a
-	echo "$round $test $size $qps $dev $value $cpu1 $cpu2 $bytes" >>"$tsv"
-	say "round $round $test $size x$qps $dev: $value (CPU $cpu1 s + $cpu2 s)$([ $ok = skip ] && echo ' (skipped)')"
+	echo "$round $test $size $qps $dev $value $cpu1 $cpu2 $bytes $lost" >>"$tsv"
+	say "round $round $test $size x$qps $dev: $value (CPU $cpu1 s + $cpu2 s, resends ${lost/ //})$([ $ok = skip ] && echo ' (skipped)')"
 }
 
 # Parsers read a tool's output and print one number (or nothing).

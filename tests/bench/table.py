@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """table.py BENCH_TSV [KVER] [SECONDS]: the bench's tables from bench.tsv.
 
-Each line of BENCH_TSV is "ROUND TEST SIZE QPS DEV VALUE CPU1 CPU2 BYTES"
-(bench-host.sh; VALUE, CPU1, CPU2 and BYTES a number, or "n/a" or "-").
+Each line of BENCH_TSV is "ROUND TEST SIZE QPS DEV VALUE CPU1 CPU2 BYTES
+TIMEOUTS NAKS" (bench-host.sh; each a number, or "n/a" or "-"; the last
+two, the client's resends, may be missing).
 Prints, per test, size and number of QPs, the median over the rounds for
 pib and for rxe, the ratio pib/rxe, and for bandwidth tests the CPU
-seconds per GB moved on the server and on the client (host1+host2); a
+seconds per GB moved on the server and on the client (host1+host2), and
+the client's resends over all rounds (ACK timeouts/sequence NAKs); a
 cell with no number is "n/a", and a median over fewer rounds than were
 run says how many it has, e.g. "6.10 (2/3)". The sweep (ROUND "sweep")
 comes as a second table, bandwidth against message size for pib, rxe and
@@ -62,14 +64,25 @@ def per_gb(runs):
     return f"{statistics.median(srv):.1f}+{statistics.median(cli):.1f}"
 
 
+def resent(runs):
+    """The resends of the runs that counted them, summed, as "T/N"."""
+    counted = [(t, n) for t, n in runs if t is not None and n is not None]
+    if not counted:
+        return "n/a"
+    return f"{sum(t for t, _ in counted):.0f}/{sum(n for _, n in counted):.0f}"
+
+
 def read(path):
     rows, order, rounds, sweep = {}, [], set(), {}
     with open(path) as f:
         for line in f:
             parts = line.split()
-            if len(parts) != 9:
+            if len(parts) == 9:
+                parts += ["-", "-"]
+            if len(parts) != 11:
                 continue
-            rnd, test, size, qps, dev, value, cpu1, cpu2, moved = parts
+            rnd, test, size, qps, dev, value, cpu1, cpu2, moved = parts[:9]
+            timeouts, naks = num(parts[9]), num(parts[10])
             if rnd == "profile":
                 continue  # run under perf: see runs/*.perf.*
             if rnd == "sweep":
@@ -83,8 +96,10 @@ def read(path):
             if key not in rows:
                 rows[key] = {}
                 order.append(key)
-            d = rows[key].setdefault(dev, {"vals": [], "cpu": []})
+            d = rows[key].setdefault(dev, {"vals": [], "cpu": [],
+                                           "resends": []})
             d["vals"].append(num(value))
+            d["resends"].append((timeouts, naks))
             d["cpu"].append((num(value), num(cpu1), num(cpu2), num(moved)))
     return rows, order, rounds, sweep
 
@@ -97,9 +112,10 @@ def main_table(rows, order, rounds):
     if len(sys.argv) > 3:
         head += f", {int(sys.argv[3]) // 60} min"
     print(head)
-    fmt = "{:<12} {:>7} {:>3} {:>6}  {:>12} {:>12} {:>7}  {:>13} {:>13}"
+    fmt = ("{:<12} {:>7} {:>3} {:>6}  {:>12} {:>12} {:>7}  {:>13} {:>13}"
+           "  {:>9} {:>9}")
     print(fmt.format("test", "bytes", "QPs", "unit", "pib", "rxe", "pib/rxe",
-                     "pib CPU/GB", "rxe CPU/GB"))
+                     "pib CPU/GB", "rxe CPU/GB", "pib T/N", "rxe T/N"))
     tcp = None
     for key in order:
         test, size, qps = key
@@ -114,7 +130,9 @@ def main_table(rows, order, rounds):
         if kind(test) == "bw":
             pcpu, rcpu = per_gb(pib.get("cpu", [])), per_gb(rxe.get("cpu", []))
         print(fmt.format("ib_" + test, size, qps, UNITS[kind(test)], ptext,
-                         rtext, ratio, pcpu, rcpu).rstrip())
+                         rtext, ratio, pcpu, rcpu,
+                         resent(pib.get("resends", [])),
+                         resent(rxe.get("resends", []))).rstrip())
     if tcp:
         mb = f" = {mbytes(tcp[0]):.2f} MB/s" if tcp[0] is not None else ""
         print(f"ceiling: iperf3 TCP between the same VMs: {tcp[1]} Mbit/s{mb}")
@@ -122,6 +140,8 @@ def main_table(rows, order, rounds):
           "lat: lower is better, pib/rxe < 1 means pib is faster;")
     print("CPU/GB: CPU seconds of host1 (server) + host2 (client) per GB "
           "moved, softirqs included")
+    print("T/N: the client's resends in all rounds: ACK timeouts / sequence "
+          "NAKs (go-back-N)")
 
 
 def sweep_out(sweep, outdir):
