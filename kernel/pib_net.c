@@ -473,6 +473,12 @@ static const struct pib_ip pib_ip6_all_nodes = {
 	.b = { 0xff, 0x02, [15] = 0x01 },
 };
 
+/* Is there a LAN to say hello to: the netdev up, and no loopback? */
+static bool pib_switch_on_lan(const struct pib_switch *sw)
+{
+	return netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK);
+}
+
 /* Say hello, or bye (@bye), to the LAN and to the static peers. */
 static void pib_switch_send_hello(struct pib_switch *sw, bool bye)
 {
@@ -502,7 +508,7 @@ static void pib_switch_hello_work(struct work_struct *work)
 	struct pib_switch *sw = container_of(to_delayed_work(work),
 					     struct pib_switch, hello_work);
 
-	if (netif_running(sw->ndev) && !(sw->ndev->flags & IFF_LOOPBACK))
+	if (pib_switch_on_lan(sw))
 		pib_switch_send_hello(sw, false);
 	spin_lock_bh(&sw->lock);
 	pib_peers_age(&sw->peers, pib_now_ms(), pib_switch_families(sw));
@@ -797,8 +803,7 @@ void pib_switch_put(struct pib_switch *sw)
 	debugfs_remove(sw->debugfs);
 	pib_switch_stop(sw);
 	/* (a netdev going away has no LAN left to say bye to) */
-	if (sw->speaking && netif_running(sw->ndev) &&
-	    !(sw->ndev->flags & IFF_LOOPBACK))
+	if (sw->speaking && pib_switch_on_lan(sw))
 		pib_switch_send_hello(sw, true);
 	pib_switch_close_sockets(sw);
 	dev_put(sw->ndev);

@@ -346,14 +346,15 @@ static inline int pib_peer_said_lately(struct pib_peer_table *t,
 
 /*
  * A bye from @ip as @h of slot @i (-1: no peer has its GUID) at @now: the
- * peer's link goes down if it is live, bound to @ip and the same
- * incarnation, and did not restart or say bye just before.
+ * peer's link goes down, and @slot is set to @i, if it is live, bound to
+ * @ip and the same incarnation, and did not restart or say bye just
+ * before.
  */
 static inline enum pib_hello_verdict pib_peers_bye(struct pib_peer_table *t,
 						   int i,
 						   const struct pib_hello *h,
 						   const struct pib_ip *ip,
-						   __u64 now)
+						   __u64 now, int *slot)
 {
 	struct pib_peer *p;
 
@@ -369,6 +370,7 @@ static inline enum pib_hello_verdict pib_peers_bye(struct pib_peer_table *t,
 	p->bound = 0;
 	p->up = 0;
 	p->byes++;
+	*slot = i;
 	return PIB_HELLO_BYE;
 }
 
@@ -394,12 +396,8 @@ static inline enum pib_hello_verdict pib_peers_heard(struct pib_peer_table *t,
 	int i = pib_peers_find_guid(t, h->switch_guid), owner;
 	struct pib_peer *p;
 
-	if (h->bye) {
-		if (pib_peers_bye(t, i, h, ip, now) == PIB_HELLO_STRAY_BYE)
-			return PIB_HELLO_STRAY_BYE;
-		*slot = i;
-		return PIB_HELLO_BYE;
-	}
+	if (h->bye)
+		return pib_peers_bye(t, i, h, ip, now, slot);
 	if (i >= 0 && t->peer[i].up && (t->peer[i].bound & PIB_IP_BIT(f)) &&
 	    !pib_ip_eq(&t->peer[i].addr[f], ip)) {
 		t->guid_elsewhere++;

@@ -40,23 +40,24 @@ static struct pib_ip v6(__u32 n)
 
 static struct pib_peer_table t;
 
-/* A hello of switch @guid, incarnation @inc (bye if @bye). */
-static const struct pib_hello *hello_of(__u64 guid, __u16 inc, int bye)
-{
-	static struct pib_hello h;
+/* The slot the last hello got (-1: none), as said() leaves it. */
+static int said_slot;
 
-	h = (struct pib_hello){ .version = PIB_HELLO_VERSION, .bye = !!bye,
-				.incarnation = inc, .switch_guid = guid };
-	return &h;
+/* Switch @guid says hello (bye if @bye) as incarnation @inc, from @addr. */
+static enum pib_hello_verdict said(__u64 guid, __u16 inc, int bye,
+				   struct pib_ip addr, __u64 now)
+{
+	struct pib_hello h = { .version = PIB_HELLO_VERSION, .bye = !!bye,
+			       .incarnation = inc, .switch_guid = guid };
+
+	said_slot = -1;
+	return pib_peers_heard(&t, &h, &addr, now, &said_slot);
 }
 
-#define HI(guid)	hello_of(guid, 1, 0)
-
+/* Switch @guid says hello from @addr, as incarnation 1. */
 static enum pib_hello_verdict heard(__u64 guid, struct pib_ip addr, __u64 now)
 {
-	int slot = -1;
-
-	return pib_peers_heard(&t, HI(guid), &addr, now, &slot);
+	return said(guid, 1, 0, addr, now);
 }
 
 static int find_addr(struct pib_ip addr)
@@ -79,13 +80,11 @@ static int dest_is(unsigned int i, struct pib_ip want)
 
 static void test_binding(void)
 {
-	int slot = -1;
-
-	struct pib_ip a = A, b = B, got;
+	struct pib_ip got;
 
 	pib_peers_init(&t, 1000);
-	CHECK_EQ(pib_peers_heard(&t, HI(G1), &a, 1000, &slot), PIB_HELLO_LINK_UP);
-	CHECK_EQ(slot, 0);
+	CHECK_EQ(heard(G1, A, 1000), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said_slot, 0);
 	CHECK_EQ(heard(G1, A, 2000), PIB_HELLO_HEARD);
 	/* A live peer's GUID from another address: refused, not moved. */
 	CHECK_EQ(heard(G1, B, 2100), PIB_HELLO_GUID_ELSEWHERE);
@@ -107,14 +106,12 @@ static void test_binding(void)
 	CHECK_EQ(find_addr(A), -1);
 	CHECK(!pib_peers_dest(&t, 0, &got));
 	CHECK(addr_is(&t.peer[0].addr[PIB_IP4], A));	/* what debugfs shows */
-	CHECK_EQ(pib_peers_heard(&t, HI(G1), &b, 2500 + PIB_PEER_TIMEOUT_MS, &slot),
-		 PIB_HELLO_LINK_UP);
-	CHECK_EQ(slot, 0);
+	CHECK_EQ(heard(G1, B, 2500 + PIB_PEER_TIMEOUT_MS), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said_slot, 0);
 	CHECK(dest_is(0, B));
 	/* Its old address is free for another GUID now. */
-	CHECK_EQ(pib_peers_heard(&t, HI(G2), &a, 2600 + PIB_PEER_TIMEOUT_MS, &slot),
-		 PIB_HELLO_LINK_UP);
-	CHECK_EQ(slot, 1);
+	CHECK_EQ(heard(G2, A, 2600 + PIB_PEER_TIMEOUT_MS), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said_slot, 1);
 	/* The silence while its link was down is no gap between hellos. */
 	CHECK_EQ(t.peer[0].max_gap, 1000);
 	CHECK_EQ(heard(G1, B, 2800 + PIB_PEER_TIMEOUT_MS), PIB_HELLO_HEARD);
@@ -125,9 +122,6 @@ static void test_binding(void)
 
 static void test_eviction(void)
 {
-	struct pib_ip c = C;
-	int slot = -1;
-
 	pib_peers_init(&t, 0);
 	CHECK_EQ(heard(G1, A, 0), PIB_HELLO_LINK_UP);
 	CHECK_EQ(heard(G2, B, 0), PIB_HELLO_LINK_UP);
@@ -140,9 +134,8 @@ static void test_eviction(void)
 	CHECK_EQ(t.evicted, 1);
 	CHECK_EQ(pib_peers_find_guid(&t, G1), -1);
 	/* The freed slot (switch port 65) goes to the next new peer. */
-	CHECK_EQ(pib_peers_heard(&t, HI(0x77), &c, PIB_PEER_EVICT_MS + 2, &slot),
-		 PIB_HELLO_LINK_UP);
-	CHECK_EQ(slot, 0);
+	CHECK_EQ(heard(0x77, C, PIB_PEER_EVICT_MS + 2), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said_slot, 0);
 }
 
 /* Address families: which address a peer's packets go to. */
@@ -298,10 +291,8 @@ static struct pib_ip rand_addr(__u32 r, __u32 n)
 static void forged(__u64 guid, struct pib_ip addr, __u64 now)
 {
 	__u32 r = next_rand();
-	int slot;
 
-	pib_peers_heard(&t, hello_of(guid, r & PIB_HELLO_INCARNATION, r >> 31),
-			&addr, now, &slot);
+	said(guid, r & PIB_HELLO_INCARNATION, r >> 31, addr, now);
 }
 
 /*
@@ -318,7 +309,6 @@ static void test_forged_flood(void)
 	enum pib_hello_verdict v;
 	unsigned int i;
 	__u32 r;
-	int slot;
 
 	pib_peers_init(&t, 0);
 	CHECK_EQ(heard(G1, A, 0), PIB_HELLO_LINK_UP);
@@ -337,10 +327,10 @@ static void test_forged_flood(void)
 			       rand_addr(r >> 2, next_rand() % 64 + 0x100), now);
 		}
 		if (now >= next_hello) {
-			v = pib_peers_heard(&t, HI(G1), &a, now, &slot);
+			v = heard(G1, a, now);
 			CHECK_EQ(v, PIB_HELLO_HEARD);
-			CHECK_EQ(slot, 0);
-			v = pib_peers_heard(&t, HI(G1), &a6, now, &slot);
+			CHECK_EQ(said_slot, 0);
+			v = heard(G1, a6, now);
 			CHECK(v == PIB_HELLO_HEARD || v == PIB_HELLO_GUID_ELSEWHERE);
 			next_hello = now + 1000;
 		}
@@ -362,63 +352,41 @@ static void test_forged_flood(void)
  */
 static void test_restart_and_bye(void)
 {
-	struct pib_ip a = A, b = B;
-	int slot = -1;
-
 	pib_peers_init(&t, 0);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 1, 0), &a, 5000, &slot),
-		 PIB_HELLO_LINK_UP);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 1, 0), &a, 6000, &slot),
-		 PIB_HELLO_HEARD);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 2, 0), &a, 6100, &slot),
-		 PIB_HELLO_RESTART);
-	CHECK(slot == 0 && t.peer[0].restarts == 1 && t.peer[0].up);
+	CHECK_EQ(said(G1, 1, 0, A, 5000), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said(G1, 1, 0, A, 6000), PIB_HELLO_HEARD);
+	CHECK_EQ(said(G1, 2, 0, A, 6100), PIB_HELLO_RESTART);
+	CHECK(said_slot == 0 && t.peer[0].restarts == 1 && t.peer[0].up);
 	/* (too soon after the last: ignored, and said again later) */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 0), &a, 6100 + PIB_PEER_RESTART_MS - 1,
-				 &slot), PIB_HELLO_HEARD);
+	CHECK_EQ(said(G1, 3, 0, A, 6100 + PIB_PEER_RESTART_MS - 1),
+		 PIB_HELLO_HEARD);
 	CHECK(t.restarts_limited == 1 && t.peer[0].incarnation == 2);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 0), &a, 6100 + PIB_PEER_RESTART_MS,
-				 &slot), PIB_HELLO_RESTART);
+	CHECK_EQ(said(G1, 3, 0, A, 6100 + PIB_PEER_RESTART_MS), PIB_HELLO_RESTART);
 	CHECK_EQ(t.peer[0].restarts, 2);
 	/* Byes: of another incarnation, from elsewhere, of no peer: stray. */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 2, 1), &a, 8200, &slot),
-		 PIB_HELLO_STRAY_BYE);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &b, 8200, &slot),
-		 PIB_HELLO_STRAY_BYE);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 3, 1), &b, 8200, &slot),
-		 PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(said(G1, 2, 1, A, 8200), PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(said(G1, 3, 1, B, 8200), PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(said(G2, 3, 1, B, 8200), PIB_HELLO_STRAY_BYE);
 	CHECK(t.peer[0].up && find_addr(B) < 0 && t.restarts_limited == 1);
-	slot = -1;
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &a, 8200, &slot),
-		 PIB_HELLO_BYE);
-	CHECK(slot == 0 && !t.peer[0].up && t.peer[0].byes == 1);
+	CHECK_EQ(said(G1, 3, 1, A, 8200), PIB_HELLO_BYE);
+	CHECK(said_slot == 0 && !t.peer[0].up && t.peer[0].byes == 1);
 	CHECK_EQ(find_addr(A), -1);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 3, 1), &a, 8201, &slot),
-		 PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(said(G1, 3, 1, A, 8201), PIB_HELLO_STRAY_BYE);
 	/* Back as a new incarnation: an ordinary link up. */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G1, 4, 0), &a, 8300, &slot),
-		 PIB_HELLO_LINK_UP);
+	CHECK_EQ(said(G1, 4, 0, A, 8300), PIB_HELLO_LINK_UP);
 	CHECK(t.peer[0].restarts == 2 && t.peer[0].incarnation == 4);
 	/* An older pib says incarnation 0: never a restart. */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9000, &slot),
-		 PIB_HELLO_LINK_UP);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9100, &slot),
-		 PIB_HELLO_HEARD);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 1), &b, 9200, &slot),
-		 PIB_HELLO_BYE);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 0, 0), &b, 9300, &slot),
-		 PIB_HELLO_LINK_UP);
+	CHECK_EQ(said(G2, 0, 0, B, 9000), PIB_HELLO_LINK_UP);
+	CHECK_EQ(said(G2, 0, 0, B, 9100), PIB_HELLO_HEARD);
+	CHECK_EQ(said(G2, 0, 1, B, 9200), PIB_HELLO_BYE);
+	CHECK_EQ(said(G2, 0, 0, B, 9300), PIB_HELLO_LINK_UP);
 	/* (upgraded: its first incarnation is no restart) */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 7, 0), &b, 9400, &slot),
-		 PIB_HELLO_HEARD);
+	CHECK_EQ(said(G2, 7, 0, B, 9400), PIB_HELLO_HEARD);
 	/* A restart, then a bye, each too soon after the last word. */
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 0), &b, 9500, &slot),
-		 PIB_HELLO_HEARD);
+	CHECK_EQ(said(G2, 8, 0, B, 9500), PIB_HELLO_HEARD);
 	CHECK(t.restarts_limited == 2 && t.peer[1].restarts == 0);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 0), &b, 10200, &slot),
-		 PIB_HELLO_RESTART);
-	CHECK_EQ(pib_peers_heard(&t, hello_of(G2, 8, 1), &b, 10300, &slot),
-		 PIB_HELLO_STRAY_BYE);
+	CHECK_EQ(said(G2, 8, 0, B, 10200), PIB_HELLO_RESTART);
+	CHECK_EQ(said(G2, 8, 1, B, 10300), PIB_HELLO_STRAY_BYE);
 	CHECK(t.restarts_limited == 3 && t.peer[1].up);
 }
 
