@@ -303,6 +303,14 @@ pair_run() {
 	return "$st"
 }
 
+# said_retry FILE: FILE (a verdict) says "retry". (bash's read, not grep:
+# host1 asks every half second while its server runs, and a process costs
+# a tenth of a second of emulated CPU.)
+said_retry() {
+	local v
+	read -r v 2>/dev/null <"$1" && [ "$v" = retry ]
+}
+
 # cm_pair NAME SECONDS SERVER-CMD -- CLIENT-CMD: host1 serves, host2 (or
 # $PAIR_CLIENT) connects; other hosts only keep step.
 # perftest -R connects twice (its exchange channel, then the test's QPs),
@@ -333,10 +341,10 @@ cm_pair() {
 				grep 'state LISTEN' | grep -q 'comm ${srv[0]:0:15}\b'" ||
 				echo "cm_pair: ${srv[0]} does not listen after 60 s"
 			barrier "listen-$name.$try"
-			while kill -0 $pid 2>/dev/null && ! grep -qx retry "$verdict" 2>/dev/null; do
+			while kill -0 $pid 2>/dev/null && ! said_retry "$verdict"; do
 				nap 0.5
 			done
-			grep -qx retry "$verdict" 2>/dev/null && kill $pid 2>/dev/null
+			said_retry "$verdict" && kill $pid 2>/dev/null
 			wait $pid || st=$?
 			wait_for "$t" test -s "$verdict"
 		else
@@ -351,7 +359,7 @@ cm_pair() {
 				echo "done" >"$verdict"
 			fi
 		fi
-		grep -qx retry "$verdict" 2>/dev/null || break
+		said_retry "$verdict" || break
 	done
 	if [ "$PIB_HOST" != 1 ] && [ "$PIB_HOST" != "${PAIR_CLIENT:-2}" ]; then
 		:
@@ -445,4 +453,71 @@ dev_quarters() {
 	done
 	for i in "${pids[@]}"; do wait "$i" || st=$?; done
 	if [ $st = 0 ]; then ok "$what"; else fail "$what: a dd exited $st"; fi
+}
+
+# header_of FILE NAME DEFAULT: the value of FILE's "# NAME:" header line.
+header_of() {
+	local v
+	v=$(sed -n "s/^# $2: *\([0-9]*\).*/\1/p" "$1" | head -n 1)
+	echo "${v:-$3}"
+}
+
+# user_pids: the processes of userspace now (kernel threads have no exe).
+user_pids() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ -e "$p/exe" ] && echo "${p#/proc/}"
+	done | sort
+}
+
+# part_reset: end the processes that were not there before the part
+# (/tmp/part.pids; the guests have no /dev/fd for <(...)), then unload pib
+# and what loaded over it; it must go.
+part_reset() {
+	local pids=() p list
+	# (those still there once listed: the listing's own subshells are not)
+	for p in $(user_pids | grep -vxF -f /tmp/part.pids); do
+		[ -e "/proc/$p" ] && pids+=("$p")
+	done
+	if [ ${#pids[@]} -gt 0 ]; then
+		list=$(IFS=,; echo "${pids[*]}")
+		echo "# ending what $part left running:" \
+			"$(ps -o comm= -p "$list" | sort | uniq -c | tr -s '\n ' ' ')"
+	fi
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait_for 10 gone "$p" || kill -9 "$p" 2>/dev/null; done
+	modprobe -r ib_ipoib rdma_ucm 2>/dev/null
+	check "$part: pib unloads after it" modprobe -r pib
+}
+
+# run_parts: the scenario's parts ("# parts: NAME..." in its header), each a
+# scenario of its own on the default platform, in turn on one LAN of
+# guests: each on the first N hosts of the LAN (N its "# hosts:") under its
+# own time limit, with its results in a directory of its own. Between two
+# parts, a host ends what the part left running and unloads pib; a part
+# starts once every host it needs is through the one before. A host with
+# no part left powers off. One boot of the guests for all the parts, and
+# each guest installs pib once.
+run_parts() {
+	local parts top=$PIB_RESULTS part s n limit st failed
+	parts=$(sed -n 's/^# parts: *//p' "$PIB_SCENARIO" | head -n 1)
+	failed=0
+	for part in $parts; do
+		s=$PIB_SRC/tests/scenarios/$part.sh
+		n=$(header_of "$s" hosts 1)
+		limit=$(tf "$(header_of "$s" timeout 600)")
+		[ "$PIB_HOST" -le "$n" ] || continue
+		PIB_HOSTS=$n barrier "part-$part" 3600
+		mkdir -p "$top/$part"
+		echo "== part $part ($n hosts, at most $limit s)"
+		user_pids >/tmp/part.pids
+		PIB_PART=$part PIB_HOSTS=$n PIB_RESULTS=$top/$part PIB_SCENARIO=$s timeout -k 10 "$limit" bash "$s"
+		st=$?
+		[ $st = 124 ] && echo "FAIL - $part: still running after $limit s"
+		[ $st = 0 ] || failed=$((failed + 1))
+		echo "== part $part: exit status $st"
+		part_reset
+	done
+	[ $failed = 0 ] || fail "$failed part(s) failed"
+	pib_done
 }
