@@ -90,7 +90,7 @@ headers_from_disk() {
 		{ fail "mount the headers' disk"; return 1; }
 	for d in $(cd $img && find usr -mindepth 2 -maxdepth 2 -type d -name 'linux-*'); do
 		# (purged: apt installs it later)
-		[ -d "/$d" ] && ! grep -qxF "/$d" $hidden || continue
+		[ -d "/$d" ] && ! grep -sqxF "/$d" $hidden || continue
 		mkdir -p "$ram/upper/$d" "$ram/work/$d"
 		mount -t overlay overlay -o "lowerdir=$img/$d,upperdir=$ram/upper/$d,workdir=$ram/work/$d" "/$d" ||
 			{ fail "kernel headers from disk: /$d"; return 1; }
@@ -135,7 +135,7 @@ dkms_ccache_used() {
 # purge_headers KVER WHY: apt purges linux-headers-KVER. Its directories
 # under /usr/src and /usr/lib are hidden first, each under an empty tmpfs:
 # removing their files one by one, read over 9p and hidden in the
-# overlay, took dpkg a minute of emulated time a package. apt and dpkg
+# overlay, took dpkg 80 s of emulated time for the two. apt and dpkg
 # still do all they do for a purge but that; the directories stay
 # empty (/run/pib-hidden lists them: headers_from_disk leaves them so),
 # and the headers that apt installs later are written there.
