@@ -26,6 +26,7 @@
 #define PIB_CRC32_LE crc32_le
 #include "pib_hdr.h"
 #include "pib_peer.h"
+#include "pib_rtt.h"
 
 #define PIB_VER_MAJOR		0
 #define PIB_VER_MINOR		1
@@ -242,11 +243,13 @@ enum pib_retry_cause {
 	PIB_RETRY_TIMEOUT,	/* the ACK timer fired */
 	PIB_RETRY_SEQ_NAK,	/* a PSN sequence error NAK */
 	PIB_RETRY_READ_GAP,	/* READ responses went missing */
+	PIB_RETRY_PROBE,	/* no ACK for a few round trips (pib_rtt.h) */
 };
 
 /* Transport events counted per device, shown by `rdma statistic`. */
 enum pib_stat {
 	PIB_STAT_RETRANSMIT_TIMEOUTS,	/* local ACK timeouts */
+	PIB_STAT_RETRANSMIT_PROBES,	/* early go-backs (pib_rtt.h) */
 	PIB_STAT_SEQ_NAKS_RCVD,		/* PSN sequence NAKs received */
 	PIB_STAT_RNR_NAKS_RCVD,		/* RNR NAKs received */
 	PIB_STAT_SEQ_NAKS_SENT,		/* PSN sequence NAKs sent */
@@ -1022,7 +1025,10 @@ enum pib_comp_state {
  * @drained_pending: IB_EVENT_SQ_DRAINED is to be raised
  * @mig_pending: IB_EVENT_PATH_MIG is to be raised
  * @odp_rewind: in PIB_REQ_ODP_WAIT, a response was dropped: go back
- * @timer: retransmit, RNR and ODP wait timer
+ * @probe_armed: the timer runs for a probe, not for the ACK timeout
+ * @probed: a probe went since the last progress (one per stall)
+ * @rtt: the round-trip estimate the probe time comes from
+ * @timer: retransmit, probe, RNR and ODP wait timer
  */
 struct pib_req {
 	u32 cur;
@@ -1042,6 +1048,9 @@ struct pib_req {
 	bool drained_pending;
 	bool mig_pending;
 	bool odp_rewind;
+	bool probe_armed;
+	bool probed;
+	struct pib_rtt rtt;
 	struct timer_list timer;
 };
 

@@ -290,6 +290,21 @@ static bool pib_req_waiting(struct pib_qp *qp)
 	       qp->req.state == PIB_REQ_ODP_WAIT;
 }
 
+/*
+ * (Re)start the timer for the ACK timeout @t in jiffies (not 0), or for a
+ * probe if one would come sooner (pib_rtt.h): none yet since the last
+ * progress, and a round-trip estimate to time it by.
+ */
+static void pib_req_set_timer(struct pib_qp *qp, unsigned long t)
+{
+	struct pib_req *req = &qp->req;
+	u32 us = req->probed ? 0 : pib_rtt_probe_us(&req->rtt);
+	unsigned long p = us ? usecs_to_jiffies(us) : 0;
+
+	req->probe_armed = p && p < t;
+	mod_timer(&req->timer, jiffies + (req->probe_armed ? p : t));
+}
+
 /**
  * pib_req_arm_timer() - start the retransmit timer unless it runs
  * @qp: the QP, its lock held
@@ -299,7 +314,7 @@ void pib_req_arm_timer(struct pib_qp *qp)
 	unsigned long t = pib_req_timeout(qp);
 
 	if (t && !pib_req_waiting(qp) && !timer_pending(&qp->req.timer))
-		mod_timer(&qp->req.timer, jiffies + t);
+		pib_req_set_timer(qp, t);
 }
 
 /**
@@ -319,6 +334,7 @@ void pib_req_odp_wait(struct pib_qp *qp, bool rewind)
 	if (qp->req.state == PIB_REQ_ODP_WAIT)
 		return;
 	pib_req_set_state(qp, PIB_REQ_ODP_WAIT);
+	qp->req.probe_armed = false;
 	mod_timer(&qp->req.timer, jiffies + usecs_to_jiffies(PIB_ODP_WAIT_US));
 }
 
@@ -378,6 +394,7 @@ static void pib_req_rewind(struct pib_qp *qp)
 	req->cur = cons;
 	req->rd_atomic = 0;
 	req->since_ack_req = 0;
+	pib_rtt_cancel(&req->rtt);
 }
 
 /* The responder made progress: the timer and the retry counts start over. */
@@ -388,6 +405,7 @@ static void pib_comp_progress(struct pib_qp *qp)
 
 	req->retry_left = qp->retry_cnt;
 	req->rnr_left = qp->rnr_retry;
+	req->probed = false;
 	/*
 	 * An RNR NAK rewound the requester, which sends again when the RNR
 	 * timer fires: with nothing outstanding meanwhile, that timer must
@@ -399,7 +417,7 @@ static void pib_comp_progress(struct pib_qp *qp)
 	if (!pib_req_outstanding(qp))
 		timer_delete(&req->timer);
 	else if (t)
-		mod_timer(&req->timer, jiffies + t);
+		pib_req_set_timer(qp, t);
 }
 
 /**
@@ -437,8 +455,10 @@ static void pib_comp_ack_to(struct pib_qp *qp, u32 psn)
 {
 	bool progress = pib_psn_diff(psn, qp->req.acked_psn) > 0;
 
-	if (progress)
+	if (progress) {
 		qp->req.acked_psn = psn;
+		pib_rtt_acked(&qp->req.rtt, psn, ktime_get_ns());
+	}
 	pib_comp_advance(qp);
 	if (progress)
 		pib_comp_progress(qp);
@@ -464,6 +484,7 @@ static void pib_comp_rnr(struct pib_qp *qp, u8 timer)
 			   qp->rnr_retry == PIB_RNR_INFINITE ? -1 : req->rnr_left);
 	pib_req_rewind(qp);
 	pib_req_set_state(qp, PIB_REQ_RNR_WAIT);
+	req->probe_armed = false;
 	mod_timer(&req->timer, jiffies + usecs_to_jiffies(pib_rnr_usecs[timer]));
 }
 
@@ -732,8 +753,26 @@ out:
 	pib_qp_run(qp);
 }
 
+/*
+ * No ACK for the probe time: go back and send again from the oldest WQE,
+ * without spending a retry (pib_rtt.h), and wait for the ACK timeout
+ * from now on.
+ */
+static void pib_req_probe(struct pib_qp *qp)
+{
+	unsigned long t = pib_req_timeout(qp);
+
+	qp->req.probe_armed = false;
+	qp->req.probed = true;
+	pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_PROBES);
+	trace_pib_retransmit(qp, PIB_RETRY_PROBE, qp->req.retry_left);
+	pib_req_rewind(qp);
+	if (t)
+		mod_timer(&qp->req.timer, jiffies + t);
+}
+
 /**
- * pib_req_timer() - the retransmit or RNR timer of an RC QP fired
+ * pib_req_timer() - the retransmit, probe or RNR timer of an RC QP fired
  * @t: the QP's timer
  */
 void pib_req_timer(struct timer_list *t)
@@ -752,6 +791,8 @@ void pib_req_timer(struct timer_list *t)
 	}
 	if (pib_req_waiting(qp)) {
 		pib_req_set_state(qp, PIB_REQ_SENDING);
+	} else if (pib_req_outstanding(qp) && qp->req.probe_armed) {
+		pib_req_probe(qp);
 	} else if (pib_req_outstanding(qp)) {
 		pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_TIMEOUTS);
 		pib_comp_retry(qp, PIB_RETRY_TIMEOUT);

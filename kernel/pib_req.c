@@ -592,6 +592,8 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 		return ERR_PTR(err);
 	}
 	pib_pkt_finish(skb);
+	if (bth.ack_req)
+		pib_rtt_sent(&req->rtt, bth.psn, ktime_get_ns());
 	req->offset += rd ? chunk : n;
 	req->since_ack_req = bth.ack_req ? 0 : req->since_ack_req + 1;
 	return skb;

@@ -158,6 +158,9 @@ static void pib_res_show_table(struct seq_file *m, const void *snap,
  * @max_rd_atomic: READs and atomics the requester may have outstanding
  * @retry_left: retries left after a timeout
  * @rnr_left: retries left after an RNR NAK (7: infinite)
+ * @srtt_us: the smoothed round trip, microseconds (0: none measured yet)
+ * @probe_us: how long the requester waits for an ACK before it goes back
+ *	early (pib_rtt.h; 0: it waits for the ACK timeout)
  */
 struct pib_res_qp {
 	const char *req_state;
@@ -177,6 +180,8 @@ struct pib_res_qp {
 	u32 max_rd_atomic;
 	u32 retry_left;
 	u32 rnr_left;
+	u32 srtt_us;
+	u32 probe_us;
 };
 
 #define PIB_RES_QP(member, fmt, when) \
@@ -200,6 +205,8 @@ static const struct pib_res_field pib_res_qp_fields[] = {
 	PIB_RES_QP(max_rd_atomic, PIB_RES_U32, PIB_RES_RC),
 	PIB_RES_QP(retry_left, PIB_RES_U32, PIB_RES_RC),
 	PIB_RES_QP(rnr_left, PIB_RES_U32, PIB_RES_RC),
+	PIB_RES_QP(srtt_us, PIB_RES_U32, PIB_RES_RC),
+	PIB_RES_QP(probe_us, PIB_RES_U32, PIB_RES_RC),
 };
 
 /* The QP's fields, its lock held. */
@@ -229,6 +236,8 @@ static void pib_res_qp_read(struct pib_qp *qp, struct pib_res_qp *s)
 	/* The count goes below 0 as the last retry fails. */
 	s->retry_left = max(qp->req.retry_left, 0);
 	s->rnr_left = max(qp->req.rnr_left, 0);
+	s->srtt_us = qp->req.rtt.srtt_us;
+	s->probe_us = pib_rtt_probe_us(&qp->req.rtt);
 }
 
 /* A snapshot of the QP under its lock. Return: the conditions it meets. */

@@ -109,7 +109,8 @@
 #define PIB_TR_RETRIES			\
 	pib_tr_retry(TIMEOUT)		\
 	pib_tr_retry(SEQ_NAK)		\
-	pib_tr_retry_end(READ_GAP)
+	pib_tr_retry(READ_GAP)		\
+	pib_tr_retry_end(PROBE)
 
 #define PIB_TR_MR_TYPES			\
 	pib_tr_mr(DMA)			\

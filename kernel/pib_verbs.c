@@ -340,6 +340,7 @@ static int pib_destroy_ah(struct ib_ah *ibah, u32 flags)
 
 static const struct rdma_stat_desc pib_stat_descs[PIB_NUM_STATS] = {
 	[PIB_STAT_RETRANSMIT_TIMEOUTS].name = "retransmit_timeouts",
+	[PIB_STAT_RETRANSMIT_PROBES].name = "retransmit_probes",
 	[PIB_STAT_SEQ_NAKS_RCVD].name = "seq_naks_rcvd",
 	[PIB_STAT_RNR_NAKS_RCVD].name = "rnr_naks_rcvd",
 	[PIB_STAT_SEQ_NAKS_SENT].name = "seq_naks_sent",

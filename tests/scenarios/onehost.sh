@@ -11,8 +11,9 @@
 # device is deleted ends by itself with everything it had. Then errors are
 # injected through debugfs: verbs that fail once; packets lost, duplicated,
 # corrupted, delayed, or only the ACKs lost, and requests answered with an
-# RNR or sequence NAK under a checked pingpong; a remote access NAK that
-# fails both sides; QP, CQ and SRQ async errors.
+# RNR or sequence NAK under a checked pingpong; an ACK lost once the
+# requester knows its round trip (a probe, not a timeout, sends again); a
+# remote access NAK that fails both sides; QP, CQ and SRQ async errors.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
@@ -107,14 +108,14 @@ captured() {
 # inject DEV COMMAND: one command to DEV's error injection.
 inject() { echo "$2" >"/sys/kernel/debug/pib/$1/inject"; }
 
-# rc_losses DEV...: retransmit timeouts and sequence NAKs of the devices,
-# in all.
+# rc_losses DEV...: retransmit timeouts and probes and sequence NAKs of
+# the devices, in all.
 rc_losses() {
 	local d
 	for d in "$@"; do
 		rdma statistic show link "$d/1"
 	done | tr ' ' '\n' |
-		awk -v n=0 '/^(retransmit_timeouts|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
+		awk -v n=0 '/^(retransmit_timeouts|retransmit_probes|seq_naks_rcvd)$/ { getline v; n += v } END { print n }'
 }
 
 # server_up DEV PORT NAME PROGRAM...: PROGRAM serves on DEV (output in
@@ -154,6 +155,32 @@ faulted() {
 	wait "$srv"
 	expect_eq "inject: $1: the server's exit status" "$?" 0
 }
+
+# probed A B: once A's QP has measured its round trip, a lost ACK from B
+# costs a retransmit probe a few round trips later, not an ACK timeout.
+probed() {
+	local a=$1 b=$2 cli p0 t0 d0
+	server_up "$b" 18605 probe.server ibv_rc_pingpong -n 1000000
+	timeout 600 ibv_rc_pingpong -d "$a" -p 18605 -n 1000000 127.0.0.1 \
+		>"$PIB_RESULTS/probe.client" 2>&1 &
+	cli=$!
+	check "probe: the client's QP measured a round trip" wait_for 60 sh -c \
+		"rdma res show qp -dd | grep '^link $a/1 .*comm ibv_rc_pingpong' | grep -q 'drv_srtt_us [1-9]'"
+	rdma res show qp -dd | grep "^link $a/1 .*comm ibv_rc_pingpong"
+	p0=$(stat_of "$a" retransmit_probes) t0=$(stat_of "$a" retransmit_timeouts)
+	d0=$(stat_of "$b" injected_drops)
+	check "probe: $b's QP $qpn: drop 1 opcode RC_ACKNOWLEDGE" \
+		inject "$b" "qp $qpn drop 1 opcode RC_ACKNOWLEDGE"
+	check "probe: an ACK lost" wait_for 30 stat_above "$b" injected_drops "$d0"
+	check "probe: the client sent again early" wait_for 30 stat_above "$a" retransmit_probes "$p0"
+	expect_eq "probe: ... with no ACK timeout" "$(stat_of "$a" retransmit_timeouts)" "$t0"
+	check "probe: the pair still runs" running "$cli"
+	kill "$cli" "$srv"
+	wait "$cli" "$srv"
+}
+
+# stat_above DEV NAME N: DEV's counter NAME is above N.
+stat_above() { [ "$(stat_of "$1" "$2")" -gt "$3" ]; }
 
 # injected A B: errors injected into B (tracefs shows its async events,
 # dynamic debug the dropped packets).
@@ -198,6 +225,7 @@ injected() {
 	expect_eq "inject: the client got two RNR NAKs" "$(stat_of "$a" rnr_naks_rcvd)" $((r0 + 2))
 	faulted "nak seq 1 opcode RC_SEND_FIRST"
 	expect_eq "inject: the client got a PSN sequence NAK" "$(stat_of "$a" seq_naks_rcvd)" $((s0 + 1))
+	probed "$a" "$b"
 	server_up "$b" 18601 inject-nak.server ibv_rc_pingpong -n 10
 	for bad in "delay 3 0" "delay 3 10001" "drop 1 opcode NO_SUCH_OP" "drop 1 opcode 0xff" \
 		"nak maybe 1" "nak rnr 0" "dup 1 opcode RC_SEND_ONLY x" "drop -1"; do
@@ -240,7 +268,7 @@ injected() {
 	check_fails "inject: no errno" "Invalid argument" inject "$b" "verb create_qp 0"
 	check_fails "inject: a command too long" "Invalid argument" inject "$b" "$(printf 'x%.0s' {1..80})"
 	n=$(dmesg | grep -c "pib: $b: injected: ")
-	expect_eq "inject: each injection logged once" "$n" 13
+	expect_eq "inject: each injection logged once" "$n" 14
 	refused "$a" "$b"
 	echo 'module pib -p' >/sys/kernel/debug/dynamic_debug/control
 }

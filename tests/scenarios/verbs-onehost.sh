@@ -63,7 +63,7 @@ restrack_check() {
 	expect_match "res qp -dd: the transport's states by name" "$a" \
 		' drv_req_state (sending|rnr_wait) drv_comp_state (in_order|read_gap) drv_resp_state (in_order|seq_nak_sent) drv_resp_msg_state (none|send|write) '
 	expect_match "res qp -dd: PSNs, READs and retries" "$a" \
-		' drv_next_psn [0-9]+ drv_sent_psn [0-9]+ drv_una_psn [0-9]+ drv_epsn [0-9]+ drv_msn [0-9]+ drv_rd_atomic 0 drv_max_rd_atomic 1 drv_retry_left [0-7] drv_rnr_left 7 '
+		' drv_next_psn [0-9]+ drv_sent_psn [0-9]+ drv_una_psn [0-9]+ drv_epsn [0-9]+ drv_msn [0-9]+ drv_rd_atomic 0 drv_max_rd_atomic 1 drv_retry_left [0-7] drv_rnr_left 7 drv_srtt_us [1-9][0-9]* drv_probe_us [1-9][0-9]*'
 	expect_no_match "res qp (no -d): no driver details" \
 		"$(rdma res show qp | grep 'comm ibv_rc_pingpong')" 'drv_'
 	kill -STOP $srv $cli
