@@ -24,6 +24,7 @@
 
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
+#include "pib_cwnd.h"
 #include "pib_hdr.h"
 #include "pib_peer.h"
 #include "pib_rtt.h"
@@ -1017,6 +1018,7 @@ enum pib_comp_state {
  * @rnr_left: RNR retries left (7: infinite)
  * @rd_atomic: READs and atomics outstanding
  * @since_ack_req: packets sent since the last one with AckReq
+ * @cwnd: RC: how many packets may be in flight (pib_cwnd.h)
  * @state: the requester's state (pib_req_set_state())
  * @comp_state: the completer's state (pib_comp_set_state())
  * @fatal_pending: IB_EVENT_QP_FATAL is to be raised
@@ -1041,6 +1043,7 @@ struct pib_req {
 	int rnr_left;
 	u32 rd_atomic;
 	u32 since_ack_req;
+	struct pib_cwnd cwnd;
 	enum pib_req_state state;
 	enum pib_comp_state comp_state;
 	bool fatal_pending;

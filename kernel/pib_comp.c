@@ -453,11 +453,13 @@ void pib_comp_advance(struct pib_qp *qp)
  */
 static void pib_comp_ack_to(struct pib_qp *qp, u32 psn)
 {
-	bool progress = pib_psn_diff(psn, qp->req.acked_psn) > 0;
+	int n = pib_psn_diff(psn, qp->req.acked_psn);
+	bool progress = n > 0;
 
 	if (progress) {
 		qp->req.acked_psn = psn;
 		pib_rtt_acked(&qp->req.rtt, psn, ktime_get_ns());
+		pib_cwnd_acked(&qp->req.cwnd, n, psn);
 	}
 	pib_comp_advance(qp);
 	if (progress)
@@ -488,10 +490,14 @@ static void pib_comp_rnr(struct pib_qp *qp, u8 timer)
 	mod_timer(&req->timer, jiffies + usecs_to_jiffies(pib_rnr_usecs[timer]));
 }
 
-/* Retransmit from the oldest WQE, counting against retry_cnt. */
+/*
+ * Retransmit from the oldest WQE, counting against retry_cnt. Each cause
+ * is a packet lost on the way: fewer go at once (pib_cwnd.h).
+ */
 static void pib_comp_retry(struct pib_qp *qp, enum pib_retry_cause cause)
 {
 	trace_pib_retransmit(qp, cause, qp->req.retry_left - 1);
+	pib_cwnd_lost(&qp->req.cwnd, qp->req.sent_psn);
 	if (qp->req.retry_left-- <= 0) {
 		/*
 		 * The primary path failed: an ARMED QP takes the alternate
@@ -766,6 +772,7 @@ static void pib_req_probe(struct pib_qp *qp)
 	qp->req.probed = true;
 	pib_stat_inc(qp->ibqp.device, PIB_STAT_RETRANSMIT_PROBES);
 	trace_pib_retransmit(qp, PIB_RETRY_PROBE, qp->req.retry_left);
+	pib_cwnd_lost(&qp->req.cwnd, qp->req.sent_psn);
 	pib_req_rewind(qp);
 	if (t)
 		mod_timer(&qp->req.timer, jiffies + t);

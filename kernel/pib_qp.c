@@ -707,6 +707,7 @@ static void pib_qp_apply_attrs(struct pib_qp *qp, struct ib_qp_attr *attr,
 		qp->req.acked_psn = (qp->sq_psn - 1) & PIB_PSN_MASK;
 		qp->req.sent_psn = qp->sq_psn;
 		pib_rtt_cancel(&qp->req.rtt);
+		pib_cwnd_init(&qp->req.cwnd);
 	}
 	if (mask & IB_QP_TIMEOUT)
 		qp->timeout = attr->timeout;

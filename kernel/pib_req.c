@@ -14,9 +14,11 @@
 #include "pib.h"
 #include "pib_trace.h"
 
-/* Packets an RC requester may have unacknowledged. */
-#define PIB_RC_WINDOW		64
-/* An RC requester asks for an ACK at least this often. */
+/*
+ * An RC requester asks for an ACK at least this often, and at least twice
+ * a window (its congestion window, pib_cwnd.h), so that a full window
+ * always has an ACK coming.
+ */
 #define PIB_ACK_REQ_EVERY	32
 /* Packets one round of a QP's sending sends before it yields. */
 #define PIB_REQ_BUDGET		64
@@ -579,7 +581,8 @@ static struct sk_buff *pib_req_packet(struct pib_qp *qp,
 	bth.se = *last && (wqe->send_flags & PIB_SEND_SOLICITED) &&
 		 (r->flags & PIB_WRF_SEND || r->flags & PIB_WRF_IMM);
 	bth.ack_req = pib_qp_rc(qp) &&
-		      (*last || req->since_ack_req + 1 >= PIB_ACK_REQ_EVERY);
+		      (*last || req->since_ack_req + 1 >=
+				min_t(u32, PIB_ACK_REQ_EVERY, req->cwnd.cwnd / 2));
 	ext_len = pib_ext_len(pib_opcodes[bth.opcode].ext);
 	skb = pib_pkt_new(qp, ud ? &wqe->wr.ud.av : &qp->av, &bth, ext_len, n,
 			  &ext);
@@ -612,6 +615,16 @@ static int pib_req_local(struct pib_qp *qp, struct pib_send_wqe *wqe)
 			       wqe->wr.reg.access);
 }
 
+/*
+ * Is the RC window full: as many packets in flight as its congestion
+ * window allows? (After a go-back, @psn may be behind what the responder
+ * acknowledged: a negative count, never full.)
+ */
+static bool pib_req_window_full(const struct pib_req *req)
+{
+	return pib_psn_diff(req->psn, req->acked_psn) > (int)req->cwnd.cwnd;
+}
+
 /* May the WQE at req.cur start now (fence, READ/atomic credits, window)? */
 static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
 {
@@ -625,7 +638,7 @@ static bool pib_req_may_start(struct pib_qp *qp, struct pib_send_wqe *wqe)
 		return false;
 	if (pib_wqe_has_response(wqe) && req->rd_atomic >= qp->max_rd_atomic)
 		return false;
-	return pib_psn_diff(req->psn, req->acked_psn) <= PIB_RC_WINDOW;
+	return !pib_req_window_full(req);
 }
 
 /*
@@ -683,7 +696,7 @@ static bool pib_req_run(struct pib_qp *qp, struct sk_buff_head *q, int budget)
 			if ((s32)(req->cur - req->started) >= 0)
 				req->started = req->cur + 1;
 		} else if (pib_qp_rc(qp) &&
-			   (pib_psn_diff(req->psn, req->acked_psn) > PIB_RC_WINDOW ||
+			   (pib_req_window_full(req) ||
 			    (pib_wqe_has_response(wqe) &&
 			     req->rd_atomic >= qp->max_rd_atomic))) {
 			pib_req_arm_timer(qp);

@@ -161,6 +161,8 @@ static void pib_res_show_table(struct seq_file *m, const void *snap,
  * @srtt_us: the smoothed round trip, microseconds (0: none measured yet)
  * @probe_us: how long the requester waits for an ACK before it goes back
  *	early (pib_rtt.h; 0: it waits for the ACK timeout)
+ * @cwnd: packets the requester may have in flight (halved on each loss)
+ * @cwnd_losses: times it was halved
  */
 struct pib_res_qp {
 	const char *req_state;
@@ -182,6 +184,8 @@ struct pib_res_qp {
 	u32 rnr_left;
 	u32 srtt_us;
 	u32 probe_us;
+	u32 cwnd;
+	u32 cwnd_losses;
 };
 
 #define PIB_RES_QP(member, fmt, when) \
@@ -207,6 +211,8 @@ static const struct pib_res_field pib_res_qp_fields[] = {
 	PIB_RES_QP(rnr_left, PIB_RES_U32, PIB_RES_RC),
 	PIB_RES_QP(srtt_us, PIB_RES_U32, PIB_RES_RC),
 	PIB_RES_QP(probe_us, PIB_RES_U32, PIB_RES_RC),
+	PIB_RES_QP(cwnd, PIB_RES_U32, PIB_RES_RC),
+	PIB_RES_QP(cwnd_losses, PIB_RES_U32, PIB_RES_RC),
 };
 
 /* The QP's fields, its lock held. */
@@ -238,6 +244,8 @@ static void pib_res_qp_read(struct pib_qp *qp, struct pib_res_qp *s)
 	s->rnr_left = max(qp->req.rnr_left, 0);
 	s->srtt_us = qp->req.rtt.srtt_us;
 	s->probe_us = pib_rtt_probe_us(&qp->req.rtt);
+	s->cwnd = qp->req.cwnd.cwnd;
+	s->cwnd_losses = qp->req.cwnd.losses;
 }
 
 /* A snapshot of the QP under its lock. Return: the conditions it meets. */
