@@ -412,6 +412,7 @@ int xa_alloc_cyclic(struct xarray *xa, u32 *id, void *entry,
 extern unsigned long jiffies;
 #define NSEC_PER_SEC		1000000000L
 #define ktime_get_real_ns()	((u64)jiffies * (NSEC_PER_SEC / HZ))
+#define ktime_get_ns()		ktime_get_real_ns()
 #define msecs_to_jiffies(ms) \
 	((unsigned long)DIV_ROUND_UP((u64)(ms) * HZ, 1000))
 #define usecs_to_jiffies(us) \
