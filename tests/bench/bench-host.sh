@@ -60,20 +60,24 @@ busy() {
 cpu_s() { printf '%d.%02d' $(($1 / hz)) $(($1 % hz * 100 / hz)); }
 
 # resends DEV: $resends, "TIMEOUTS NAKS": how often this host's requesters
-# on DEV (pib, rxe) timed out waiting for an ACK and how many sequence
-# NAKs they got (each a go-back-N resend), so far; "- -" for others.
-# (rxe's completer_retry_err counts both kinds of resend.)
+# on DEV (pib, rxe) timed out waiting for an ACK (pib: or went back early,
+# its retransmit probes) and how many sequence NAKs they got (each a
+# go-back-N resend), so far; "- -" for others. (rxe's completer_retry_err
+# counts both kinds of resend.)
 resends() {
-	local t n d sub=0
+	local t p=none n d sub=0
 	case $1 in
-	pib) d=pibeth0 t=retransmit_timeouts n=seq_naks_rcvd ;;
+	pib) d=pibeth0 t=retransmit_timeouts p=retransmit_probes n=seq_naks_rcvd ;;
 	rxe) d=rxe0 t=completer_retry_err n=rcvd_seq_err sub=1 ;;
 	*) resends="- -"; return ;;
 	esac
 	resends=$(rdma statistic show link "$d/1" 2>/dev/null |
-		awk -v t=$t -v n=$n -v sub=$sub '
-		{ for (i = 1; i < NF; i++) { if ($i == t) a = $(i + 1); if ($i == n) b = $(i + 1) } }
-		END { if (a == "" || b == "") print "- -"; else print a - sub * b, b }')
+		awk -v t=$t -v p=$p -v n=$n -v sub=$sub '
+		{ for (i = 1; i < NF; i++) {
+			if ($i == t) a = $(i + 1)
+			if ($i == p) c = $(i + 1)
+			if ($i == n) b = $(i + 1) } }
+		END { if (a == "" || b == "") print "- -"; else print a + c - sub * b, b }')
 }
 
 # Install pib as a user does. Someone may be editing the source tree, which

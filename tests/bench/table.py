@@ -140,8 +140,8 @@ def main_table(rows, order, rounds):
           "lat: lower is better, pib/rxe < 1 means pib is faster;")
     print("CPU/GB: CPU seconds of host1 (server) + host2 (client) per GB "
           "moved, softirqs included")
-    print("T/N: the client's resends in all rounds: ACK timeouts / sequence "
-          "NAKs (go-back-N)")
+    print("T/N: the client's resends in all rounds: ACK timeouts (pib: and "
+          "retransmit probes) / sequence NAKs (go-back-N)")
 
 
 def sweep_out(sweep, outdir):
