@@ -24,8 +24,8 @@
 
 /* pib_hdr.h computes the ICRC with the kernel's optimized CRC-32. */
 #define PIB_CRC32_LE crc32_le
-#include "pib_cwnd.h"
 #include "pib_hdr.h"
+#include "pib_cwnd.h"
 #include "pib_peer.h"
 #include "pib_rtt.h"
 

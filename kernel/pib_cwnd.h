@@ -13,17 +13,18 @@
  * PIB_CWND_MAX (the fixed window pib had before): a QP alone on a clean
  * LAN keeps the whole window.
  *
- * Pure code on the fixed-width types of <linux/types.h>, shared with the
- * host-side unit tests. PSNs are 24 bits.
+ * Pure code on the fixed-width types of <linux/types.h> and pib_hdr.h's
+ * PSN arithmetic (24 bits), shared with the host-side unit tests.
  */
 #ifndef PIB_CWND_H
 #define PIB_CWND_H
 
 #include <linux/types.h>
 
+#include "pib_hdr.h"
+
 #define PIB_CWND_MAX		64
 #define PIB_CWND_MIN		8
-#define PIB_CWND_PSN_MASK	0xffffff
 
 /**
  * struct pib_cwnd - a QP's congestion window
@@ -42,12 +43,6 @@ struct pib_cwnd {
 	__u32 losses;
 };
 
-/* PSN @a minus PSN @b, in -2^23 .. 2^23 - 1. */
-static inline __s32 pib_cwnd_psn_diff(__u32 a, __u32 b)
-{
-	return (__s32)((a - b) << 8) >> 8;
-}
-
 /* A new QP's window: the whole of it. */
 static inline void pib_cwnd_init(struct pib_cwnd *w)
 {
@@ -65,7 +60,7 @@ static inline void pib_cwnd_acked(struct pib_cwnd *w, __u32 n,
 				  __u32 acked_psn)
 {
 	if (w->recovering &&
-	    pib_cwnd_psn_diff(acked_psn + 1, w->recover) >= 0)
+	    pib_psn_diff(acked_psn + 1, w->recover) >= 0)
 		w->recovering = 0;
 	if (w->cwnd >= PIB_CWND_MAX) {
 		w->acked = 0;
@@ -93,7 +88,7 @@ static inline void pib_cwnd_lost(struct pib_cwnd *w, __u32 sent_psn)
 		return;
 	w->cwnd = w->cwnd / 2 > PIB_CWND_MIN ? w->cwnd / 2 : PIB_CWND_MIN;
 	w->acked = 0;
-	w->recover = sent_psn & PIB_CWND_PSN_MASK;
+	w->recover = sent_psn & PIB_PSN_MASK;
 	w->recovering = 1;
 	w->losses++;
 }

@@ -18,19 +18,20 @@
  * the ACK that covers it; a go-back cancels the timing (Karn: an ACK
  * after a resend does not say which copy it answers).
  *
- * Pure code on the fixed-width types of <linux/types.h>, shared with the
- * host-side unit tests. PSNs are 24 bits.
+ * Pure code on the fixed-width types of <linux/types.h> and pib_hdr.h's
+ * PSN arithmetic (24 bits), shared with the host-side unit tests.
  */
 #ifndef PIB_RTT_H
 #define PIB_RTT_H
 
 #include <linux/types.h>
 
+#include "pib_hdr.h"
+
 /* The shortest probe time: a few timer ticks (HZ=250). */
 #define PIB_RTT_PROBE_MIN_US	5000
 /* Longer samples count as this (a QP idle in between, a stalled host). */
 #define PIB_RTT_SAMPLE_MAX_US	10000000
-#define PIB_RTT_PSN_MASK	0xffffff
 
 /**
  * struct pib_rtt - a QP's round-trip estimate
@@ -48,12 +49,6 @@ struct pib_rtt {
 	__u8 timing;
 };
 
-/* PSN @a minus PSN @b, in -2^23 .. 2^23 - 1. */
-static inline __s32 pib_rtt_psn_diff(__u32 a, __u32 b)
-{
-	return (__s32)((a - b) << 8) >> 8;
-}
-
 /**
  * pib_rtt_sent() - a packet that asks for an ACK left
  * @r: the estimate
@@ -67,7 +62,7 @@ static inline void pib_rtt_sent(struct pib_rtt *r, __u32 psn, __u64 now_ns)
 	if (r->timing)
 		return;
 	r->timing = 1;
-	r->psn = psn & PIB_RTT_PSN_MASK;
+	r->psn = psn & PIB_PSN_MASK;
 	r->start_ns = now_ns;
 }
 
@@ -105,7 +100,7 @@ static inline void pib_rtt_acked(struct pib_rtt *r, __u32 acked_psn,
 {
 	__u64 us;
 
-	if (!r->timing || pib_rtt_psn_diff(acked_psn, r->psn) < 0)
+	if (!r->timing || pib_psn_diff(acked_psn, r->psn) < 0)
 		return;
 	r->timing = 0;
 	us = now_ns > r->start_ns ? (now_ns - r->start_ns) / 1000 : 0;

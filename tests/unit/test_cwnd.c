@@ -63,8 +63,8 @@ static void test_wrap(void)
 	CHECK(!w.recovering);
 	pib_cwnd_lost(&w, 0xfffff0 + 0x20);	/* (sent_psn past the wrap) */
 	CHECK_EQ(w.recover, 0x000010);
-	CHECK_EQ(pib_cwnd_psn_diff(0x000001, 0xffffff), 2);
-	CHECK_EQ(pib_cwnd_psn_diff(0xffffff, 0x000001), -2);
+	CHECK_EQ(pib_psn_diff(0x000001, 0xffffff), 2);
+	CHECK_EQ(pib_psn_diff(0xffffff, 0x000001), -2);
 }
 
 static __u32 rng = 7;
@@ -89,8 +89,8 @@ static void test_random(void)
 			pib_cwnd_lost(&w, sent);
 		} else {
 			n = next_rand() % 70;
-			psn = (psn + n) & PIB_CWND_PSN_MASK;
-			sent = (psn + next_rand() % 64 + 1) & PIB_CWND_PSN_MASK;
+			psn = (psn + n) & PIB_PSN_MASK;
+			sent = (psn + next_rand() % 64 + 1) & PIB_PSN_MASK;
 			pib_cwnd_acked(&w, n, psn);
 		}
 		if (w.cwnd < PIB_CWND_MIN || w.cwnd > PIB_CWND_MAX ||
