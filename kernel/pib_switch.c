@@ -526,10 +526,16 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 }
 
 /*
- * What a batch's skb takes at most (a 32 KiB allocation, shared info and
- * headroom included): some 30 packets of a 1024-byte IB MTU.
+ * What a batch's skb takes at most: a 64 KiB allocation (shared info and
+ * headroom included), some 60 packets of a 1024-byte IB MTU, each one a
+ * frame and the run one doorbell of the NIC; within IPv4's 64 KiB
+ * datagram (its header and the UDP header included). Without memory for
+ * that, a batch leaves in skbs of at least PIB_BATCH_ALLOC_MIN.
  */
-#define PIB_BATCH_ALLOC		(32 * 1024)
+#define PIB_BATCH_ALLOC		(64 * 1024)
+#define PIB_BATCH_ALLOC_MIN	(8 * 1024)
+#define PIB_BATCH_IP_MAX	(0xffff - sizeof(struct iphdr) - \
+				 sizeof(struct udphdr))
 
 /**
  * struct pib_batch - a run of packets for one peer, to leave as one skb
@@ -546,49 +552,82 @@ struct pib_batch {
 };
 
 /*
- * Send the batch: one packet alone, more as one UDP GSO skb whose
- * segments are the packets, each a whole datagram (pib_switch_xmit_skb()
- * has GSO compute their UDP checksums). Without memory for it they go
- * one by one.
+ * One UDP GSO skb of the batch's first packets, as many as @cap bytes
+ * hold (at least two), whose segments are the packets, each a whole
+ * datagram (pib_switch_xmit_skb() has GSO compute their UDP checksums);
+ * NULL without the memory.
  */
-static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
+static struct sk_buff *pib_batch_gso(struct pib_switch *sw,
+				     struct pib_batch *b, unsigned int cap)
 {
-	unsigned int n = skb_queue_len(&b->q);
-	struct sk_buff *skb, *gso = NULL;
+	unsigned int headroom = pib_tx_headroom(sw->ndev), n = 0, bytes = 0;
+	struct sk_buff *skb, *gso;
 
-	if (n > 1)
-		gso = alloc_skb(pib_tx_headroom(sw->ndev) + b->bytes,
-				GFP_ATOMIC | __GFP_NOWARN);
-	if (!gso) {
-		while ((skb = __skb_dequeue(&b->q)))
-			pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
-		return;
+	skb_queue_walk(&b->q, skb) {
+		if (bytes + skb->len > cap)
+			break;
+		bytes += skb->len;
+		n++;
 	}
-	skb_reserve(gso, pib_tx_headroom(sw->ndev));
-	while ((skb = __skb_dequeue(&b->q))) {
+	gso = alloc_skb(headroom + bytes, GFP_ATOMIC | __GFP_NOWARN);
+	if (!gso)
+		return NULL;
+	skb_reserve(gso, headroom);
+	while (n--) {
+		skb = __skb_dequeue(&b->q);
 		skb_put_data(gso, skb->data, skb->len);
 		consume_skb(skb);
 	}
+	b->bytes -= bytes;
 	skb_shinfo(gso)->gso_size = b->seg;
-	skb_shinfo(gso)->gso_segs = n;
+	skb_shinfo(gso)->gso_segs = DIV_ROUND_UP(bytes, b->seg);
 	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
-	atomic64_inc(&sw->batches_tx);
-	atomic64_add(n, &sw->batched_tx);
-	pib_switch_xmit_skb(sw, &b->addr, gso, PIB_TTL_HERE);
+	return gso;
+}
+
+/*
+ * Send the batch: one packet alone, more as UDP GSO skbs (one, unless
+ * memory is short: then in smaller ones). Without memory for two packets
+ * together they go one by one.
+ */
+static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
+{
+	unsigned int cap = b->bytes;
+	struct sk_buff *skb;
+
+	while (skb_queue_len(&b->q) > 1 && cap >= 2 * b->seg) {
+		skb = pib_batch_gso(sw, b, cap);
+		if (!skb) {
+			cap = cap / 2 < PIB_BATCH_ALLOC_MIN ? 0 : cap / 2;
+			continue;
+		}
+		atomic64_inc(&sw->batches_tx);
+		atomic64_add(skb_shinfo(skb)->gso_segs, &sw->batched_tx);
+		pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+	}
+	while ((skb = __skb_dequeue(&b->q)))
+		pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+	b->bytes = 0;
 }
 
 /*
  * May @skb, for @addr, join the batch? Same peer, no longer than the
  * first, after none shorter (GSO's segments are all of one size but the
- * last), within PIB_BATCH_ALLOC.
+ * last), within PIB_BATCH_ALLOC and what the netdev's GSO takes.
  */
 static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
 			    const struct pib_ip *addr, const struct sk_buff *skb)
 {
+	unsigned int max = min_t(unsigned int, SKB_WITH_OVERHEAD(PIB_BATCH_ALLOC),
+				 READ_ONCE(sw->ndev->gso_max_size));
+	unsigned int headroom = pib_tx_headroom(sw->ndev);
+
+	max = max > headroom ? min_t(unsigned int, max - headroom,
+				     PIB_BATCH_IP_MAX) : 0;
 	return pib_ip_eq(addr, &b->addr) && skb->len <= b->seg &&
 	       skb_peek_tail(&b->q)->len == b->seg &&
-	       b->bytes + skb->len <= SKB_WITH_OVERHEAD(PIB_BATCH_ALLOC) -
-				      pib_tx_headroom(sw->ndev);
+	       b->bytes + skb->len <= max &&
+	       skb_queue_len(&b->q) < READ_ONCE(sw->ndev->gso_max_segs);
 }
 
 /*

@@ -429,6 +429,8 @@ void fuzz_world_init(unsigned int ndevs, bool with_switch)
 	fuzz_world.ttl_max = PIB_TTL_HERE;
 	strcpy(fuzz_world.ndev.name, "eth0");
 	fuzz_world.ndev.mtu = 1500;
+	fuzz_world.ndev.gso_max_size = 65536;	/* (GSO_MAX_SIZE) */
+	fuzz_world.ndev.gso_max_segs = 65535;	/* (GSO_MAX_SEGS) */
 	memcpy(fuzz_world.ndev.dev_addr, mac, sizeof(mac));
 	if (with_switch)
 		fuzz_world.sw = fuzz_switch_new();

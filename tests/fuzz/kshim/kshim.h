@@ -486,6 +486,8 @@ struct net_device {
 	unsigned int mtu;
 	unsigned char dev_addr[6];
 	u8 reg_state;
+	unsigned int gso_max_size;
+	u16 gso_max_segs;
 };
 #define LL_RESERVED_SPACE(dev)		16
 static inline const char *netdev_name(const struct net_device *d)
@@ -576,6 +578,10 @@ static inline void __skb_queue_tail(struct sk_buff_head *q,
 	q->prev = skb;
 	q->qlen++;
 }
+
+#define skb_queue_walk(q, skb) \
+	for ((skb) = (q)->next; (skb) != (struct sk_buff *)(q); \
+	     (skb) = (skb)->next)
 
 static inline struct sk_buff *skb_peek_tail(const struct sk_buff_head *q)
 {
