@@ -526,14 +526,10 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 }
 
 /*
- * What a batch's skb takes at most: a 64 KiB allocation (shared info and
- * headroom included), some 60 packets of a 1024-byte IB MTU, each one a
- * frame and the run one doorbell of the NIC; within IPv4's 64 KiB
- * datagram (its header and the UDP header included). Without memory for
- * that, a batch leaves in skbs of at least PIB_BATCH_ALLOC_MIN.
+ * The most a batch carries: IPv4's 64 KiB datagram, less its header and
+ * the UDP header (some 60 packets of a 1024-byte IB MTU), and no more
+ * than the netdev's GSO takes.
  */
-#define PIB_BATCH_ALLOC		(64 * 1024)
-#define PIB_BATCH_ALLOC_MIN	(8 * 1024)
 #define PIB_BATCH_IP_MAX	(0xffff - sizeof(struct iphdr) - \
 				 sizeof(struct udphdr))
 
@@ -552,78 +548,60 @@ struct pib_batch {
 };
 
 /*
- * One UDP GSO skb of the batch's first packets, as many as @cap bytes
- * hold (at least two), whose segments are the packets, each a whole
- * datagram (pib_switch_xmit_skb() has GSO compute their UDP checksums);
- * NULL without the memory.
- */
-static struct sk_buff *pib_batch_gso(struct pib_switch *sw,
-				     struct pib_batch *b, unsigned int cap)
-{
-	unsigned int headroom = pib_tx_headroom(sw->ndev), n = 0, bytes = 0;
-	struct sk_buff *skb, *gso;
-
-	skb_queue_walk(&b->q, skb) {
-		if (bytes + skb->len > cap)
-			break;
-		bytes += skb->len;
-		n++;
-	}
-	gso = alloc_skb(headroom + bytes, GFP_ATOMIC | __GFP_NOWARN);
-	if (!gso)
-		return NULL;
-	skb_reserve(gso, headroom);
-	while (n--) {
-		skb = __skb_dequeue(&b->q);
-		skb_put_data(gso, skb->data, skb->len);
-		consume_skb(skb);
-	}
-	b->bytes -= bytes;
-	skb_shinfo(gso)->gso_size = b->seg;
-	skb_shinfo(gso)->gso_segs = DIV_ROUND_UP(bytes, b->seg);
-	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
-	return gso;
-}
-
-/*
- * Send the batch: one packet alone, more as UDP GSO skbs (one, unless
- * memory is short: then in smaller ones). Without memory for two packets
- * together they go one by one.
+ * Send the batch: one packet alone, more as one UDP GSO skb whose
+ * segments are the packets, each a whole datagram. The packets are not
+ * copied: they hang on the batch's frag_list, each one segment, and
+ * software GSO makes each datagram a clone of its packet, writing the
+ * IP and UDP headers into the packet's headroom (which is why the
+ * packets give their headers up: __skb_header_release()), and computing
+ * its UDP checksum (pib_switch_xmit_skb() has GSO compute them). A NIC
+ * that segments UDP itself gets the batch made linear by the stack
+ * first. Without memory for the batch's head the packets go one by one.
  */
 static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
 {
-	unsigned int cap = b->bytes;
-	struct sk_buff *skb;
+	unsigned int headroom = pib_tx_headroom(sw->ndev);
+	struct sk_buff *skb, *gso = NULL, **tail;
+	unsigned int n = skb_queue_len(&b->q);
 
-	while (skb_queue_len(&b->q) > 1 && cap >= 2 * b->seg) {
-		skb = pib_batch_gso(sw, b, cap);
-		if (!skb) {
-			cap = cap / 2 < PIB_BATCH_ALLOC_MIN ? 0 : cap / 2;
-			continue;
-		}
-		atomic64_inc(&sw->batches_tx);
-		atomic64_add(skb_shinfo(skb)->gso_segs, &sw->batched_tx);
-		pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+	if (n > 1)
+		gso = alloc_skb(headroom, GFP_ATOMIC | __GFP_NOWARN);
+	if (!gso) {
+		while ((skb = __skb_dequeue(&b->q)))
+			pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+		return;
 	}
-	while ((skb = __skb_dequeue(&b->q)))
-		pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
-	b->bytes = 0;
+	skb_reserve(gso, headroom);
+	tail = &skb_shinfo(gso)->frag_list;
+	while ((skb = __skb_dequeue(&b->q))) {
+		__skb_header_release(skb);
+		gso->len += skb->len;
+		gso->data_len += skb->len;
+		gso->truesize += skb->truesize;
+		*tail = skb;
+		tail = &skb->next;
+	}
+	skb_shinfo(gso)->gso_size = b->seg;
+	skb_shinfo(gso)->gso_segs = n;
+	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
+	atomic64_inc(&sw->batches_tx);
+	atomic64_add(n, &sw->batched_tx);
+	pib_switch_xmit_skb(sw, &b->addr, gso, PIB_TTL_HERE);
 }
 
 /*
  * May @skb, for @addr, join the batch? Same peer, no longer than the
  * first, after none shorter (GSO's segments are all of one size but the
- * last), within PIB_BATCH_ALLOC and what the netdev's GSO takes.
+ * last), within PIB_BATCH_IP_MAX and what the netdev's GSO takes.
  */
 static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
 			    const struct pib_ip *addr, const struct sk_buff *skb)
 {
-	unsigned int max = min_t(unsigned int, SKB_WITH_OVERHEAD(PIB_BATCH_ALLOC),
-				 READ_ONCE(sw->ndev->gso_max_size));
+	unsigned int gso_max = READ_ONCE(sw->ndev->gso_max_size);
 	unsigned int headroom = pib_tx_headroom(sw->ndev);
+	unsigned int max = gso_max > headroom ?
+		min_t(unsigned int, gso_max - headroom, PIB_BATCH_IP_MAX) : 0;
 
-	max = max > headroom ? min_t(unsigned int, max - headroom,
-				     PIB_BATCH_IP_MAX) : 0;
 	return pib_ip_eq(addr, &b->addr) && skb->len <= b->seg &&
 	       skb_peek_tail(&b->q)->len == b->seg &&
 	       b->bytes + skb->len <= max &&
@@ -683,10 +661,11 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
  *
  * As pib_switch_input(), but a unicast packet for another host leaves in
  * its own skb, with no copy, and a run of them for one host (the packets
- * of one message or more) is copied into one UDP GSO skb: one pass down
- * the IP stack and one doorbell of the NIC for the run, which the NIC or
- * GSO cuts into the datagrams. Another host receives the same datagrams
- * either way, but that those of a run carry UDP checksums.
+ * of one message or more) leaves as one UDP GSO skb, with no copy either
+ * (pib_batch_flush()): one pass down the IP stack and one doorbell of the
+ * NIC for the run, which the NIC or GSO cuts into the datagrams. Another
+ * host receives the same datagrams either way, but that those of a run
+ * carry UDP checksums.
  */
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list)
@@ -699,6 +678,12 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 	while ((skb = __skb_dequeue(list))) {
 		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b))
 			continue;
+		/* A batch takes its packets' headroom: a clone shares it. */
+		if (skb_cloned(skb)) {
+			pib_batch_flush(sw, &b);
+			pib_switch_xmit_skb(sw, &addr, skb, PIB_TTL_HERE);
+			continue;
+		}
 		if (!skb_queue_empty(&b.q) && !pib_batch_takes(sw, &b, &addr, skb))
 			pib_batch_flush(sw, &b);
 		if (skb_queue_empty(&b.q)) {

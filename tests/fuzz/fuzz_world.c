@@ -240,20 +240,30 @@ void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
 
 /*
  * A batch (a GSO skb) leaves as GSO cuts it: one datagram each gso_size
- * bytes, the last maybe shorter, each a whole packet.
+ * bytes, the last maybe shorter, each a whole packet; its packets hang on
+ * its frag_list, one a segment, and gave their headroom up.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl)
 {
-	unsigned int seg = skb_shinfo(skb)->gso_size, off, n = 0;
+	unsigned int seg = skb_shinfo(skb)->gso_size, n = 0, len = 0;
+	struct sk_buff *frag;
 
-	if (!seg)
-		seg = skb->len;
-	for (off = 0; off < skb->len; off += seg, n++)
-		pib_switch_xmit(sw, daddr, skb->data + off,
-				min_t(unsigned int, seg, skb->len - off), ttl,
+	if (!skb_is_gso(skb)) {
+		FUZZ_CHECK(!skb->data_len && !skb_shinfo(skb)->frag_list);
+		pib_switch_xmit(sw, daddr, skb->data, skb->len, ttl, GFP_ATOMIC);
+		kfree_skb(skb);
+		return;
+	}
+	FUZZ_CHECK(skb->len == skb->data_len);
+	for (frag = skb_shinfo(skb)->frag_list; frag; frag = frag->next, n++) {
+		FUZZ_CHECK(frag->nohdr && !frag->data_len &&
+			   (frag->len == seg || (!frag->next && frag->len < seg)));
+		pib_switch_xmit(sw, daddr, frag->data, frag->len, ttl,
 				GFP_ATOMIC);
-	FUZZ_CHECK(!skb_is_gso(skb) || (n > 1 && n == skb_shinfo(skb)->gso_segs));
+		len += frag->len;
+	}
+	FUZZ_CHECK(n > 1 && n == skb_shinfo(skb)->gso_segs && len == skb->len);
 	kfree_skb(skb);
 }
 

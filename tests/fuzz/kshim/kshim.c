@@ -368,9 +368,16 @@ struct sk_buff *alloc_skb(unsigned int size, gfp_t gfp)
 
 void kfree_skb(struct sk_buff *skb)
 {
+	struct sk_buff *frag, *next;
+
 	if (!skb)
 		return;
 	KSHIM_CHECK(!skb->next, "freeing a skb that is on a queue");
+	for (frag = skb_shinfo(skb)->frag_list; frag; frag = next) {
+		next = frag->next;
+		frag->next = NULL;
+		kfree_skb(frag);
+	}
 	free(skb->head);
 	free(skb);
 }

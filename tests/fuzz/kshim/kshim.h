@@ -508,9 +508,11 @@ void kshim_seed(u32 seed);
 
 /* Socket buffers: exactly as large as asked, so overruns are caught. */
 /* What GSO needs of an skb's shared info (pib_switch_send()'s batches). */
+struct sk_buff;
 struct skb_shared_info {
 	unsigned short gso_size, gso_segs;
 	unsigned int gso_type;
+	struct sk_buff *frag_list;
 };
 
 #define SKB_GSO_UDP_L4			(1u << 16)
@@ -521,12 +523,17 @@ struct sk_buff {
 	struct sk_buff *next, *prev;
 	unsigned char *head, *data;
 	unsigned int len, end;
+	unsigned int data_len, truesize;
+	u8 cloned, nohdr;
 	char cb[48] __attribute__((aligned(8)));
 	struct skb_shared_info shinfo;
 };
 
 #define skb_shinfo(skb)			(&(skb)->shinfo)
 #define skb_is_gso(skb)			(skb_shinfo(skb)->gso_size != 0)
+#define skb_cloned(skb)			((skb)->cloned)
+/* The kernel's takes the data's reference count; here there is none. */
+#define __skb_header_release(skb)	((skb)->nohdr = 1)
 
 struct sk_buff_head {
 	struct sk_buff *next, *prev;
