@@ -586,10 +586,6 @@ static inline void __skb_queue_tail(struct sk_buff_head *q,
 	q->qlen++;
 }
 
-#define skb_queue_walk(q, skb) \
-	for ((skb) = (q)->next; (skb) != (struct sk_buff *)(q); \
-	     (skb) = (skb)->next)
-
 static inline struct sk_buff *skb_peek_tail(const struct sk_buff_head *q)
 {
 	return skb_queue_empty(q) ? NULL : q->prev;
