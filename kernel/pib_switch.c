@@ -539,13 +539,33 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
  * @q: the packets, in order
  * @seg: the length of the first; all but the last have it
  * @bytes: their total length
+ * @max_bytes: the most @bytes may be (pib_batch_init())
+ * @max_segs: the most packets it may hold
  */
 struct pib_batch {
 	struct pib_ip addr;
 	struct sk_buff_head q;
 	unsigned int seg;
 	unsigned int bytes;
+	unsigned int max_bytes;
+	unsigned int max_segs;
 };
+
+/*
+ * An empty batch, and its bounds for this pass: PIB_BATCH_IP_MAX and what
+ * the netdev's GSO takes.
+ */
+static void pib_batch_init(struct pib_switch *sw, struct pib_batch *b)
+{
+	unsigned int gso_max = READ_ONCE(sw->ndev->gso_max_size);
+	unsigned int headroom = pib_tx_headroom(sw->ndev);
+
+	memset(b, 0, sizeof(*b));
+	__skb_queue_head_init(&b->q);
+	b->max_bytes = gso_max > headroom ?
+		min_t(unsigned int, gso_max - headroom, PIB_BATCH_IP_MAX) : 0;
+	b->max_segs = READ_ONCE(sw->ndev->gso_max_segs);
+}
 
 /*
  * Send the batch: one packet alone, more as one UDP GSO skb whose
@@ -592,20 +612,15 @@ static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
 /*
  * May @skb, for @addr, join the batch? Same peer, no longer than the
  * first, after none shorter (GSO's segments are all of one size but the
- * last), within PIB_BATCH_IP_MAX and what the netdev's GSO takes.
+ * last), within the batch's bounds.
  */
-static bool pib_batch_takes(struct pib_switch *sw, const struct pib_batch *b,
+static bool pib_batch_takes(const struct pib_batch *b,
 			    const struct pib_ip *addr, const struct sk_buff *skb)
 {
-	unsigned int gso_max = READ_ONCE(sw->ndev->gso_max_size);
-	unsigned int headroom = pib_tx_headroom(sw->ndev);
-	unsigned int max = gso_max > headroom ?
-		min_t(unsigned int, gso_max - headroom, PIB_BATCH_IP_MAX) : 0;
-
 	return pib_ip_eq(addr, &b->addr) && skb->len <= b->seg &&
 	       skb_peek_tail(&b->q)->len == b->seg &&
-	       b->bytes + skb->len <= max &&
-	       skb_queue_len(&b->q) < READ_ONCE(sw->ndev->gso_max_segs);
+	       b->bytes + skb->len <= b->max_bytes &&
+	       skb_queue_len(&b->q) < b->max_segs;
 }
 
 /*
@@ -670,11 +685,11 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list)
 {
-	struct pib_batch b = {};
+	struct pib_batch b;
 	struct sk_buff *skb;
 	struct pib_ip addr;
 
-	__skb_queue_head_init(&b.q);
+	pib_batch_init(sw, &b);
 	while ((skb = __skb_dequeue(list))) {
 		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b))
 			continue;
@@ -684,7 +699,7 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 			pib_switch_xmit_skb(sw, &addr, skb, PIB_TTL_HERE);
 			continue;
 		}
-		if (!skb_queue_empty(&b.q) && !pib_batch_takes(sw, &b, &addr, skb))
+		if (!skb_queue_empty(&b.q) && !pib_batch_takes(&b, &addr, skb))
 			pib_batch_flush(sw, &b);
 		if (skb_queue_empty(&b.q)) {
 			b.addr = addr;
