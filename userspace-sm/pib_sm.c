@@ -284,18 +284,47 @@ static void sm_send_reports(struct sm_ctx *c, const struct sm_sa_report *rep,
 	}
 }
 
+/*
+ * Log the end ports that left the SA since its last update (@was, @nwas
+ * of them), and those that came, once there was a last update.
+ */
+static void sm_log_ports(struct sm_ctx *c, const struct sm_sa_port *was,
+			 unsigned int nwas)
+{
+	const struct sm_sa *sa = &c->sa;
+	unsigned int i;
+
+	for (i = 0; i < nwas; i++)
+		if (!sm_sa_port_in(sa->port, sa->nports, was[i].guid))
+			sm_log(c, SM_LOG_INFO, "port 0x%016" PRIx64 " (LID %u) left the subnet\n",
+			       was[i].guid, was[i].lid);
+	for (i = 0; nwas && i < sa->nports; i++)
+		if (!sm_sa_port_in(was, nwas, sa->port[i].guid))
+			sm_log(c, SM_LOG_INFO, "port 0x%016" PRIx64 " (LID %u) came into the subnet\n",
+			       sa->port[i].guid, sa->port[i].lid);
+}
+
 /* What the SA learns from a sweep: its ports, the IPoIB group, Reports. */
 static void sm_sa_after_sweep(struct sm_ctx *c)
 {
 	struct sm_sa_report *rep = NULL;
-	unsigned int n = 0;
+	struct sm_sa_port *was = NULL;
+	unsigned int n = 0, nwas = c->sa.nports;
 
 	sm_sa_tick(&c->sa, sm_now_ms() / 1000);
 	c->sa.sm_guid = c->port_guid;
 	if (sm_sa_ipoib_bcast(&c->sa, &c->fab))
 		sm_log(c, SM_LOG_ERR, "SA: cannot make the IPoIB broadcast group\n");
+	if (nwas) {
+		was = malloc(nwas * sizeof(*was));
+		if (was)
+			memcpy(was, c->sa.port, nwas * sizeof(*was));
+	}
 	if (sm_sa_ports_update(&c->sa, &c->fab, c->sm_lid, &rep, &n))
 		sm_log(c, SM_LOG_ERR, "SA: out of memory for its ports\n");
+	else if (was || !nwas)
+		sm_log_ports(c, was, nwas);
+	free(was);
 	sm_send_reports(c, rep, n);
 	free(rep);
 	sm_sa_mcast_dirty(&c->sa);

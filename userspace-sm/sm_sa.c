@@ -618,6 +618,7 @@ void sm_sa_free(struct sm_sa *sa)
 	free(sa->svc);
 	free(sa->sub);
 	free(sa->port);
+	free(sa->rereg);
 	sm_parts_free(&sa->own_parts);
 	memset(sa, 0, sizeof(*sa));
 }

@@ -183,6 +183,9 @@ struct sm_sa_port {
  * @nsub: subscriptions
  * @port: the end ports of the last sm_sa_ports_update(), @nports of them
  * @nports: ports
+ * @rereg: the port GUIDs owed a ClientReregister (sm_sa_rereg_note()),
+ *	@nrereg of them
+ * @nrereg: ports owed one
  * @tid: the last TransactionID of a Report the SA sent
  * @requests: requests handled
  * @errors: requests answered with an error status
@@ -206,6 +209,8 @@ struct sm_sa {
 	unsigned int nsub;
 	struct sm_sa_port *port;
 	unsigned int nports;
+	uint64_t *rereg;
+	unsigned int nrereg;
 	uint64_t tid;
 	unsigned long requests;
 	unsigned long errors;
@@ -344,6 +349,50 @@ int sm_sa_ipoib_bcast(struct sm_sa *sa, const struct sm_fabric *f);
 int sm_sa_ports_update(struct sm_sa *sa, const struct sm_fabric *f,
 		       uint16_t sm_lid, struct sm_sa_report **reports,
 		       unsigned int *nreports);
+
+/**
+ * sm_sa_port_in - is port @guid one of @ports?
+ * @ports: end ports (as struct sm_sa.port)
+ * @n: how many
+ * @guid: the port GUID
+ *
+ * Return: 1 or 0.
+ */
+int sm_sa_port_in(const struct sm_sa_port *ports, unsigned int n,
+		  uint64_t guid);
+
+/**
+ * sm_sa_rereg_note - the end ports of a sweep that the SA has not taken
+ *	in, before sm_sa_ports_update() takes them
+ * @sa: the SA
+ * @f: the subnet as the sweep found it
+ *
+ * A port that the SA does not have (new, or back after a sweep that did
+ * not reach it, which took it out of its groups and ended its
+ * subscriptions) is owed a PortInfo.ClientReregister, so that its
+ * clients (IPoIB, rdma_cm) join and subscribe again, as on the SM's first
+ * sweep as master. A port stays owed until sm_sa_rereg_done(), or until
+ * a sweep no longer finds it.
+ *
+ * Return: 0, or -ENOMEM (the ports owed are as before).
+ */
+int sm_sa_rereg_note(struct sm_sa *sa, const struct sm_fabric *f);
+
+/**
+ * sm_sa_rereg_owed - is port @guid owed a ClientReregister?
+ * @sa: the SA
+ * @guid: the port GUID
+ *
+ * Return: 1 or 0.
+ */
+int sm_sa_rereg_owed(const struct sm_sa *sa, uint64_t guid);
+
+/**
+ * sm_sa_rereg_done - port @guid took its ClientReregister
+ * @sa: the SA
+ * @guid: the port GUID (one not owed one is no error)
+ */
+void sm_sa_rereg_done(struct sm_sa *sa, uint64_t guid);
 
 /**
  * sm_sa_mcast_dirty - did multicast membership change?

@@ -375,8 +375,8 @@ static int sm_ports_of(const struct sm_fabric *f, struct sm_sa_port **out,
 	return 0;
 }
 
-static int sm_port_in(const struct sm_sa_port *ports, unsigned int n,
-		      uint64_t guid)
+int sm_sa_port_in(const struct sm_sa_port *ports, unsigned int n,
+		  uint64_t guid)
 {
 	unsigned int i;
 
@@ -409,17 +409,65 @@ static int sm_ports_diff(struct sm_sa *sa, struct sm_reports *rs,
 	int r = 0;
 
 	for (i = 0; !r && i < sa->nports; i++) {
-		if (sm_port_in(now, n, sa->port[i].guid))
+		if (sm_sa_port_in(now, n, sa->port[i].guid))
 			continue;
 		sm_port_gone(sa, sa->port[i].guid);
 		r = sm_report(sa, rs, SM_TRAP_GID_OUT, sa->port[i].guid,
 			      sa->port[i].lid);
 	}
 	for (i = 0; !r && i < n; i++)
-		if (!sm_port_in(sa->port, sa->nports, now[i].guid))
+		if (!sm_sa_port_in(sa->port, sa->nports, now[i].guid))
 			r = sm_report(sa, rs, SM_TRAP_GID_IN, now[i].guid,
 				      now[i].lid);
 	return r;
+}
+
+int sm_sa_rereg_owed(const struct sm_sa *sa, uint64_t guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sa->nrereg; i++)
+		if (sa->rereg[i] == guid)
+			return 1;
+	return 0;
+}
+
+void sm_sa_rereg_done(struct sm_sa *sa, uint64_t guid)
+{
+	unsigned int i;
+
+	for (i = 0; i < sa->nrereg; i++) {
+		if (sa->rereg[i] == guid) {
+			sa->rereg[i] = sa->rereg[--sa->nrereg];
+			return;
+		}
+	}
+}
+
+int sm_sa_rereg_note(struct sm_sa *sa, const struct sm_fabric *f)
+{
+	struct sm_sa_port *now;
+	unsigned int i, n, k = 0;
+	uint64_t *owed;
+	int r;
+
+	r = sm_ports_of(f, &now, &n);
+	if (r)
+		return r;
+	owed = malloc((n + 1) * sizeof(*owed));
+	if (!owed) {
+		free(now);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		if (!sm_sa_port_in(sa->port, sa->nports, now[i].guid) ||
+		    sm_sa_rereg_owed(sa, now[i].guid))
+			owed[k++] = now[i].guid;
+	free(now);
+	free(sa->rereg);
+	sa->rereg = owed;
+	sa->nrereg = k;
+	return 0;
 }
 
 int sm_sa_ports_update(struct sm_sa *sa, const struct sm_fabric *f,

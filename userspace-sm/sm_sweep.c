@@ -364,21 +364,24 @@ static int sm_table_sets(struct sm_ctx *c, struct sm_batch *rd,
 
 /*
  * The Sets of end ports whose LID or SM LID is not what the SM gave them
- * (from the PortInfo the sweep read), or of every end port with
- * ClientReregister when the SM became master. Return: 0 or -ENOMEM.
+ * (from the PortInfo the sweep read), and with ClientReregister those of
+ * every end port when the SM became master, and of the ports the SA owes
+ * one (sm_sa_rereg_note()). Return: 0 or -ENOMEM.
  */
 static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 {
 	struct sm_smp_req *r;
 	struct sm_port *port;
 	unsigned int p;
-	int i;
+	int i, rereg;
 
 	for (i = 0; i < c->fab.num_nodes; i++) {
 		for (p = 0; p <= c->fab.node[i].num_ports; p++) {
 			port = &c->fab.node[i].port[p];
+			rereg = c->rereg_due ||
+				sm_sa_rereg_owed(&c->sa, port->guid);
 			if (!port->lid || !port->state ||
-			    (!c->rereg_due &&
+			    (!rereg &&
 			     mad_get_field(port->port_info, 0, IB_PORT_LID_F) == port->lid &&
 			     mad_get_field(port->port_info, 0, IB_PORT_SMLID_F) == sm_lid))
 				continue;
@@ -389,7 +392,7 @@ static int sm_lid_sets(struct sm_ctx *c, struct sm_batch *b, uint16_t sm_lid)
 			mad_set_field(r->data, 0, IB_PORT_LID_F, port->lid);
 			mad_set_field(r->data, 0, IB_PORT_SMLID_F, sm_lid);
 			mad_set_field(r->data, 0, IB_PORT_LMC_F, 0);
-			mad_set_field(r->data, 0, IB_PORT_CLIENT_REREG_F, c->rereg_due);
+			mad_set_field(r->data, 0, IB_PORT_CLIENT_REREG_F, rereg);
 			mad_set_field(r->data, 0, IB_PORT_STATE_F, SM_PORT_NOP);
 			mad_set_field(r->data, 0, IB_PORT_PHYS_STATE_F, 0);
 		}
@@ -553,6 +556,8 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 	/* One batch reads the tables, one sets them and the LIDs. */
 	i = sm_read_tables(c, &rd);
 	if (!i)
+		i = sm_sa_rereg_note(&c->sa, f);
+	if (!i)
 		i = sm_table_sets(c, &rd, &b);
 	if (!i)
 		i = sm_lid_sets(c, &b, c->sm_lid);
@@ -575,6 +580,7 @@ int sm_configure(struct sm_ctx *c, struct sm_sweep_stats *st)
 				continue;
 			}
 			sm_take_port(c, r->node, r->port, r->data);
+			sm_sa_rereg_done(&c->sa, f->node[r->node].port[r->port].guid);
 			st->lids_set++;
 		}
 		i = st->armed = sm_move_ports(c, &b, SM_PORT_INIT, SM_PORT_ARMED);

@@ -753,6 +753,63 @@ static void test_inform(void)
 	free(rep);
 }
 
+/*
+ * A port that a sweep did not reach left its groups: found again, it is
+ * owed a ClientReregister until the SM says it took one. A port the SA
+ * has is owed none; a port no sweep finds any more is forgotten.
+ */
+static void test_rereg(void)
+{
+	struct sm_sa_report *rep;
+	unsigned int n;
+
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 0);
+	/* A sweep without CA 2: it leaves the SA. */
+	sm_fabric_free(&fab);
+	build(0);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 0);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	/* Back: owed one, it alone, across sweeps until it is done. */
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 1);
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(1)), 0);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
+	sm_sa_rereg_done(&sa, CA_PORT(1));		/* not owed: no change */
+	CHECK_EQ(sa.nrereg, 1);
+	sm_sa_rereg_done(&sa, CA_PORT(2));
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 0);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 0);
+	/* Owed, then gone before it took it: forgotten. */
+	sm_fabric_free(&fab);
+	build(0);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 1);
+	sm_fabric_free(&fab);
+	build(0);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sa.nrereg, 0);
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+}
+
 static unsigned int rng = 77;
 
 static unsigned int next_rand(void)
@@ -889,6 +946,7 @@ int main(void)
 	test_mcast_groups();
 	test_services();
 	test_inform();
+	test_rereg();
 	test_hostile();
 	test_partitions();
 	sm_sa_free(&sa);
