@@ -298,6 +298,10 @@ static void sm_log_ports(struct sm_ctx *c, const struct sm_sa_port *was,
 		if (!sm_sa_port_in(sa->port, sa->nports, was[i].guid))
 			sm_log(c, SM_LOG_INFO, "port 0x%016" PRIx64 " (LID %u) left the subnet\n",
 			       was[i].guid, was[i].lid);
+	for (i = 0; i < sa->nports; i++)
+		if (sa->port[i].missed)
+			sm_log(c, SM_LOG_INFO, "port 0x%016" PRIx64 " (LID %u) not reached (SMPs failed): kept for now\n",
+			       sa->port[i].guid, sa->port[i].lid);
 	for (i = 0; nwas && i < sa->nports; i++)
 		if (!sm_sa_port_in(was, nwas, sa->port[i].guid))
 			sm_log(c, SM_LOG_INFO, "port 0x%016" PRIx64 " (LID %u) came into the subnet\n",
@@ -320,6 +324,7 @@ static void sm_sa_after_sweep(struct sm_ctx *c)
 		if (was)
 			memcpy(was, c->sa.port, nwas * sizeof(*was));
 	}
+	c->sa.keep_missed = c->smp_errors != 0;
 	if (sm_sa_ports_update(&c->sa, &c->fab, c->sm_lid, &rep, &n))
 		sm_log(c, SM_LOG_ERR, "SA: out of memory for its ports\n");
 	else if (was || !nwas)

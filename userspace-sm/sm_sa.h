@@ -157,15 +157,21 @@ struct sm_sa_sub {
 	uint8_t info[SM_SA_INFORM_LEN];
 };
 
+/* Sweeps with failed SMPs in a row that a port may miss and stay. */
+#define SM_SA_PORT_GRACE	1
+
 /**
  * struct sm_sa_port - an end port the SA knew at the last
  *	sm_sa_ports_update()
  * @guid: its port GUID
  * @lid: its LID
+ * @missed: sweeps in a row, each with SMPs that failed, that did not
+ *	find it (struct sm_sa's @keep_missed)
  */
 struct sm_sa_port {
 	uint64_t guid;
 	uint16_t lid;
+	unsigned int missed;
 };
 
 /**
@@ -183,6 +189,10 @@ struct sm_sa_port {
  * @nsub: subscriptions
  * @port: the end ports of the last sm_sa_ports_update(), @nports of them
  * @nports: ports
+ * @keep_missed: set by the SM before sm_sa_ports_update() when SMPs of
+ *	the sweep failed: a port it did not find may be behind them, and
+ *	stays (its groups and subscriptions with it) for SM_SA_PORT_GRACE
+ *	such sweeps in a row; a sweep whose SMPs all went through drops it
  * @rereg: the port GUIDs owed a ClientReregister (sm_sa_rereg_note()),
  *	@nrereg of them
  * @nrereg: ports owed one
@@ -209,6 +219,7 @@ struct sm_sa {
 	unsigned int nsub;
 	struct sm_sa_port *port;
 	unsigned int nports;
+	int keep_missed;
 	uint64_t *rereg;
 	unsigned int nrereg;
 	uint64_t tid;
@@ -342,7 +353,8 @@ int sm_sa_ipoib_bcast(struct sm_sa *sa, const struct sm_fabric *f);
  * (or to all, 0xffff) whose InformInfo covers the port (its GID if not
  * zero, its LID range unless it begins at 0xffff) gets a Report. A port
  * that is gone leaves every multicast group (which may end groups), and
- * its own subscriptions end.
+ * its own subscriptions end. With @sa->keep_missed, a port the sweep did
+ * not find is not gone yet (see struct sm_sa).
  *
  * Return: 0, or -ENOMEM.
  */

@@ -367,6 +367,7 @@ static int sm_ports_of(const struct sm_fabric *f, struct sm_sa_port **out,
 			    !p || node->port[p].peer == SM_NONE)
 				continue;
 			ports[k].guid = node->port[p].guid;
+			ports[k].missed = 0;
 			ports[k++].lid = node->port[p].lid;
 		}
 	}
@@ -420,6 +421,36 @@ static int sm_ports_diff(struct sm_sa *sa, struct sm_reports *rs,
 			r = sm_report(sa, rs, SM_TRAP_GID_IN, now[i].guid,
 				      now[i].lid);
 	return r;
+}
+
+/*
+ * Add to the @n ports @now of a sweep whose SMPs did not all go through
+ * the ports of the last update that it did not find, for
+ * SM_SA_PORT_GRACE such sweeps in a row. Return: 0, or -ENOMEM (@now
+ * freed).
+ */
+static int sm_ports_keep_missed(const struct sm_sa *sa,
+				struct sm_sa_port **now, unsigned int *n)
+{
+	struct sm_sa_port *p;
+	unsigned int i, k = *n;
+
+	p = realloc(*now, ((size_t)*n + sa->nports + 1) * sizeof(*p));
+	if (!p) {
+		free(*now);
+		*now = NULL;
+		return -ENOMEM;
+	}
+	for (i = 0; i < sa->nports; i++) {
+		if (sa->port[i].missed >= SM_SA_PORT_GRACE ||
+		    sm_sa_port_in(p, *n, sa->port[i].guid))
+			continue;
+		p[k] = sa->port[i];
+		p[k++].missed++;
+	}
+	*now = p;
+	*n = k;
+	return 0;
 }
 
 int sm_sa_rereg_owed(const struct sm_sa *sa, uint64_t guid)
@@ -485,6 +516,8 @@ int sm_sa_ports_update(struct sm_sa *sa, const struct sm_fabric *f,
 	if (sm_fabric_lid_owner(f, sm_lid, &node, &port))
 		sm_sa_put64(rs.sm_gid + 8, f->node[node].port[port].guid);
 	r = sm_ports_of(f, &now, &n);
+	if (!r && sa->keep_missed)
+		r = sm_ports_keep_missed(sa, &now, &n);
 	if (r)
 		return r;
 	r = sm_ports_diff(sa, &rs, now, n);

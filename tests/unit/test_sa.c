@@ -810,6 +810,80 @@ static void test_rereg(void)
 	free(rep);
 }
 
+/* Is port @guid a member of the group of MLID @mlid? */
+static int member_of(uint16_t mlid, uint64_t guid)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < sa.ngroups; i++)
+		for (k = 0; sa.group[i].mlid == mlid && k < sa.group[i].n; k++)
+			if (sa.group[i].member[k].guid == guid)
+				return 1;
+	return 0;
+}
+
+/*
+ * A sweep whose SMPs did not all go through may miss a port that is
+ * there: the SA keeps it, with its groups, for SM_SA_PORT_GRACE such
+ * sweeps in a row; a sweep whose SMPs all went through drops it at once.
+ */
+static void test_keep_missed(void)
+{
+	struct sm_sa_report *rep;
+	uint8_t m[256];
+	unsigned int n, k;
+
+	ipoib_req(m, bcast, 2, 1);	/* CA 2 joins the broadcast group */
+	CHECK_EQ(status_of(m, lid_of(ca[2], 1), NULL), 0);
+	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 1);
+	for (k = 0; k <= SM_SA_PORT_GRACE; k++) {
+		sm_fabric_free(&fab);
+		build(0);
+		sa.keep_missed = 1;
+		CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+		free(rep);
+		CHECK_EQ(member_of(0xc000, CA_PORT(2)),
+			 k < SM_SA_PORT_GRACE);
+		CHECK_EQ(sm_sa_port_in(sa.port, sa.nports, CA_PORT(2)),
+			 k < SM_SA_PORT_GRACE);
+	}
+	/* Back: it had left, so it is owed a ClientReregister. */
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
+	sm_sa_rereg_done(&sa, CA_PORT(2));
+	sa.keep_missed = 0;
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	/* Missed once and found again: kept all along, owed nothing. */
+	CHECK_EQ(status_of(m, lid_of(ca[2], 1), NULL), 0);
+	sm_fabric_free(&fab);
+	build(0);
+	sa.keep_missed = 1;
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
+	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 0);
+	sa.keep_missed = 0;
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 1);
+	CHECK_EQ(sa.port[0].missed + sa.port[sa.nports - 1].missed, 0);
+	/* A clean sweep without it: gone at once. */
+	sm_fabric_free(&fab);
+	build(0);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 0);
+	sm_fabric_free(&fab);
+	build(1);
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+}
+
 static unsigned int rng = 77;
 
 static unsigned int next_rand(void)
@@ -947,6 +1021,7 @@ int main(void)
 	test_services();
 	test_inform();
 	test_rereg();
+	test_keep_missed();
 	test_hostile();
 	test_partitions();
 	sm_sa_free(&sa);
