@@ -20,8 +20,9 @@
  *		many seconds later, before the MAD);
  *		bit 6: after the MAD, a sweep finds subnet bits 4-5 (0 the
  *		full one, 1 no CA 1, 2 no CA 2, 3 no S2 and CA 2), as pib-sm
- *		then calls sm_sa_ports_update(), sm_sa_ipoib_bcast() and
- *		reads the groups' members
+ *		then calls sm_sa_rereg_note(), sm_sa_ports_update(),
+ *		sm_sa_ipoib_bcast() and reads the groups' members; bit 7
+ *		with bit 6: some of the sweep's SMPs failed (keep_missed)
  *	[length] [time]
  *	the MAD (exactly as many bytes as its length: ASan sees past it)
  * at most SA_MAX_RECORDS of them.
@@ -225,8 +226,39 @@ static void check_sa(const struct sm_sa *sa)
 	}
 }
 
-/* What pib-sm does after a sweep that found @f. */
-static void sweep(struct sm_sa *sa, const struct sm_fabric *f)
+/*
+ * The ports the SA owes a ClientReregister are ports of @f; those it
+ * keeps are of @f, or were missed by at most SM_SA_PORT_GRACE sweeps.
+ */
+static int in_fabric(const struct sm_fabric *f, uint64_t guid)
+{
+	unsigned int p;
+	int i;
+
+	for (i = 0; i < f->num_nodes; i++)
+		for (p = 0; p <= f->node[i].num_ports; p++)
+			if (f->node[i].port[p].guid == guid)
+				return 1;
+	return 0;
+}
+
+static void check_ports(const struct sm_sa *sa, const struct sm_fabric *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < sa->nrereg; i++)
+		FUZZ_CHECK(in_fabric(f, sa->rereg[i]));
+	for (i = 0; i < sa->nports; i++)
+		FUZZ_CHECK(sa->port[i].missed <= SM_SA_PORT_GRACE &&
+			   (sa->port[i].missed ||
+			    in_fabric(f, sa->port[i].guid)));
+}
+
+/*
+ * What pib-sm does after a sweep that found @f, @failed if some of its
+ * SMPs failed.
+ */
+static void sweep(struct sm_sa *sa, const struct sm_fabric *f, int failed)
 {
 	struct sm_mcast_member m[8];
 	struct sm_sa_report *rep;
@@ -235,7 +267,12 @@ static void sweep(struct sm_sa *sa, const struct sm_fabric *f)
 	struct sm_mft *mft;
 	int r;
 
+	r = sm_sa_rereg_note(sa, f);
+	FUZZ_CHECK(r == 0 || r == -ENOMEM);
+	sa->keep_missed = failed;
 	r = sm_sa_ports_update(sa, f, ca_lid[0], &rep, &n);
+	if (!r)
+		check_ports(sa, f);
 	FUZZ_CHECK(r == 0 || r == -ENOMEM);
 	FUZZ_CHECK(r == 0 || (!rep && !n));
 	FUZZ_CHECK(n <= 2u * SM_SA_MAX_SUBS * 8);
@@ -292,7 +329,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		built = 1;
 	}
 	FUZZ_CHECK(!sm_sa_init(&sa, SA_PREFIX));
-	sweep(&sa, f);
+	sweep(&sa, f, 0);
 	for (n = 0; in.n && n < SA_MAX_RECORDS; n++) {
 		uint8_t flags = in_u8(&in), *req;
 		size_t len = flags & 4 ? 2u * in_u8(&in) : SM_SA_MAD_LEN;
@@ -319,7 +356,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_sa(&sa);
 		if (flags & 0x40) {
 			f = &fabric[flags >> 4 & 3];
-			sweep(&sa, f);
+			sweep(&sa, f, flags >> 7);
 		}
 	}
 	sm_sa_free(&sa);
