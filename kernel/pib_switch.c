@@ -623,19 +623,74 @@ static bool pib_batch_takes(const struct pib_batch *b,
 	       skb_queue_len(&b->q) < b->max_segs;
 }
 
+/**
+ * struct pib_route_memo - the last route of a pib_switch_send() pass to a
+ *	peer: the packets of a run (a message, a window) have one DLID, and
+ *	are routed once, not once each (the LFT's and the peer table's lock)
+ * @dlid: its DLID
+ * @addr: the peer's address
+ * @valid: @dlid and @addr hold a route
+ *
+ * A route taken for a packet of the same pass is microseconds old: what
+ * changes it (the SM's LFT, a peer going down) races with the pass either
+ * way. Only data packets use it: VL15's route in any port state.
+ */
+struct pib_route_memo {
+	u16 dlid;
+	struct pib_ip addr;
+	bool valid;
+};
+
 /*
- * A packet from a local device: checked, and routed. Return true, with
- * the peer's address in @addr, if it leaves for another host; else the
- * switch has forwarded it (after the batch @b, which came before it) or
- * dropped it, and it is consumed.
+ * The route of a data packet @pkt to a peer: from @memo if it has the
+ * packet's DLID; else looked up, and kept in @memo. Return true with the
+ * peer's address in @addr; false if the packet does not go to a peer.
+ * @drop is set for a peer that is not up.
+ */
+static bool pib_switch_peer_route(struct pib_switch *sw, unsigned int in_port,
+				  const struct pib_pkt *pkt, const u8 *buf,
+				  struct pib_route_memo *memo,
+				  struct pib_ip *addr, bool *drop)
+{
+	bool data = pkt->lrh.vl != PIB_VL15;
+	unsigned int out;
+
+	*drop = false;
+	if (data && memo->valid && memo->dlid == pkt->lrh.dlid) {
+		*addr = memo->addr;
+		return true;
+	}
+	memo->valid = false;
+	if (pkt->lrh.dlid >= PIB_LID_MCAST || pib_switch_is_dr(buf, pkt) ||
+	    pib_switch_lft(sw, in_port, pkt, &out) != PIB_SW_ROUTE_PORT ||
+	    out < PIB_SW_FIRST_PEER_PORT)
+		return false;
+	if (!pib_switch_peer_addr(sw, out, addr)) {
+		*drop = true;
+		return false;
+	}
+	if (data) {
+		memo->dlid = pkt->lrh.dlid;
+		memo->addr = *addr;
+		memo->valid = true;
+	}
+	return true;
+}
+
+/*
+ * A packet from a local device: checked, and routed (@memo: the pass's
+ * last route to a peer). Return true, with the peer's address in @addr,
+ * if it leaves for another host; else the switch has forwarded it (after
+ * the batch @b, which came before it) or dropped it, and it is consumed.
  */
 static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 				  struct sk_buff *skb, struct pib_ip *addr,
-				  struct pib_batch *b)
+				  struct pib_batch *b,
+				  struct pib_route_memo *memo)
 {
 	enum pib_pkt_err err;
 	struct pib_pkt pkt;
-	unsigned int out;
+	bool drop;
 
 	/*
 	 * Packets of a device of this host are sound: only an injected
@@ -652,11 +707,10 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 		kfree_skb(skb);
 		return false;
 	}
-	if (pkt.lrh.dlid < PIB_LID_MCAST && !pib_switch_is_dr(skb->data, &pkt) &&
-	    pib_switch_lft(sw, in_port, &pkt, &out) == PIB_SW_ROUTE_PORT &&
-	    out >= PIB_SW_FIRST_PEER_PORT) {
-		if (pib_switch_peer_addr(sw, out, addr))
-			return true;
+	if (pib_switch_peer_route(sw, in_port, &pkt, skb->data, memo, addr,
+				  &drop))
+		return true;
+	if (drop) {
 		kfree_skb(skb);
 		return false;
 	}
@@ -685,13 +739,14 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list)
 {
+	struct pib_route_memo memo = {};
 	struct pib_batch b;
 	struct sk_buff *skb;
 	struct pib_ip addr;
 
 	pib_batch_init(sw, &b);
 	while ((skb = __skb_dequeue(list))) {
-		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b))
+		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b, &memo))
 			continue;
 		/* A batch takes its packets' headroom: a clone shares it. */
 		if (skb_cloned(skb)) {
