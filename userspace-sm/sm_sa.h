@@ -382,7 +382,7 @@ int sm_sa_port_in(const struct sm_sa_port *ports, unsigned int n,
  * A port that the SA does not have (new, or back after a sweep that did
  * not reach it, which took it out of its groups and ended its
  * subscriptions) is owed a PortInfo.ClientReregister, so that its
- * clients (IPoIB, rdma_cm) join and subscribe again, as on the SM's first
+ * clients (IPoIB, for one) join and subscribe again, as on the SM's first
  * sweep as master. A port stays owed until sm_sa_rereg_done(), or until
  * a sweep no longer finds it.
  *
