@@ -753,6 +753,24 @@ static void test_inform(void)
 	free(rep);
 }
 
+/* A sweep that finds the subnet with or without CA 2. */
+static void resweep(int with_ca2)
+{
+	sm_fabric_free(&fab);
+	build(with_ca2);
+}
+
+/* The SA takes the sweep's ports; @keep_missed: some of its SMPs failed. */
+static void take_ports(int keep_missed)
+{
+	struct sm_sa_report *rep;
+	unsigned int n;
+
+	sa.keep_missed = keep_missed;
+	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
+	free(rep);
+}
+
 /*
  * A port that a sweep did not reach left its groups: found again, it is
  * owed a ClientReregister until the SM says it took one. A port the SA
@@ -760,29 +778,21 @@ static void test_inform(void)
  */
 static void test_rereg(void)
 {
-	struct sm_sa_report *rep;
-	unsigned int n;
-
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	take_ports(0);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 0);
 	/* A sweep without CA 2: it leaves the SA. */
-	sm_fabric_free(&fab);
-	build(0);
+	resweep(0);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 0);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	take_ports(0);
 	/* Back: owed one, it alone, across sweeps until it is done. */
-	sm_fabric_free(&fab);
-	build(1);
+	resweep(1);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 1);
 	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
 	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(1)), 0);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	take_ports(0);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
 	sm_sa_rereg_done(&sa, CA_PORT(1));		/* not owed: no change */
@@ -792,22 +802,16 @@ static void test_rereg(void)
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 0);
 	/* Owed, then gone before it took it: forgotten. */
-	sm_fabric_free(&fab);
-	build(0);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
-	sm_fabric_free(&fab);
-	build(1);
+	resweep(0);
+	take_ports(0);
+	resweep(1);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 1);
-	sm_fabric_free(&fab);
-	build(0);
+	resweep(0);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sa.nrereg, 0);
-	sm_fabric_free(&fab);
-	build(1);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	resweep(1);
+	take_ports(0);
 }
 
 /* Is port @guid a member of the group of MLID @mlid? */
@@ -829,59 +833,42 @@ static int member_of(uint16_t mlid, uint64_t guid)
  */
 static void test_keep_missed(void)
 {
-	struct sm_sa_report *rep;
 	uint8_t m[256];
-	unsigned int n, k;
+	unsigned int k;
 
 	ipoib_req(m, bcast, 2, 1);	/* CA 2 joins the broadcast group */
 	CHECK_EQ(status_of(m, lid_of(ca[2], 1), NULL), 0);
 	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 1);
 	for (k = 0; k <= SM_SA_PORT_GRACE; k++) {
-		sm_fabric_free(&fab);
-		build(0);
-		sa.keep_missed = 1;
-		CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-		free(rep);
+		resweep(0);
+		take_ports(1);
 		CHECK_EQ(member_of(0xc000, CA_PORT(2)),
 			 k < SM_SA_PORT_GRACE);
 		CHECK_EQ(sm_sa_port_in(sa.port, sa.nports, CA_PORT(2)),
 			 k < SM_SA_PORT_GRACE);
 	}
 	/* Back: it had left, so it is owed a ClientReregister. */
-	sm_fabric_free(&fab);
-	build(1);
+	resweep(1);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 1);
 	sm_sa_rereg_done(&sa, CA_PORT(2));
-	sa.keep_missed = 0;
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	take_ports(0);
 	/* Missed once and found again: kept all along, owed nothing. */
 	CHECK_EQ(status_of(m, lid_of(ca[2], 1), NULL), 0);
-	sm_fabric_free(&fab);
-	build(0);
-	sa.keep_missed = 1;
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
-	sm_fabric_free(&fab);
-	build(1);
+	resweep(0);
+	take_ports(1);
+	resweep(1);
 	CHECK_EQ(sm_sa_rereg_note(&sa, &fab), 0);
 	CHECK_EQ(sm_sa_rereg_owed(&sa, CA_PORT(2)), 0);
-	sa.keep_missed = 0;
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	take_ports(0);
 	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 1);
 	CHECK_EQ(sa.port[0].missed + sa.port[sa.nports - 1].missed, 0);
 	/* A clean sweep without it: gone at once. */
-	sm_fabric_free(&fab);
-	build(0);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	resweep(0);
+	take_ports(0);
 	CHECK_EQ(member_of(0xc000, CA_PORT(2)), 0);
-	sm_fabric_free(&fab);
-	build(1);
-	CHECK_EQ(sm_sa_ports_update(&sa, &fab, lid_of(ca[0], 1), &rep, &n), 0);
-	free(rep);
+	resweep(1);
+	take_ports(0);
 }
 
 static unsigned int rng = 77;
