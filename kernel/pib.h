@@ -382,12 +382,16 @@ struct pib_sw_port {
 	bool up;
 };
 
+struct pib_udp;
+
 /**
  * struct pib_switch - the virtual switch of one netdev
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
- * @sk: UDP sockets on pib's port, bound to @ndev, by enum pib_ip_family
+ * @udp: the UDP sockets of @ndev's namespace, which it shares
+ *	(pib_net.c)
+ * @sk: @udp's sockets on pib's port, by enum pib_ip_family
  *	(@sk[PIB_IP6] is NULL where the kernel has IPv6 disabled)
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
@@ -435,12 +439,17 @@ struct pib_sw_port {
  * @traps_tx: Trap 128 SMPs sent
  * @batches_tx: UDP GSO skbs sent (pib_switch_send())
  * @batched_tx: the packets they carried
+ * @batches_rx: skbs of more than one datagram received (UDP GRO, or a
+ *	batch that crossed a veth whole; pib_switch_open_socket())
+ * @batched_rx: the datagrams they carried
+ * @udp_csum_errors: datagrams dropped for a bad UDP checksum
  * @drops: received datagrams dropped, by enum pib_pkt_err
  */
 struct pib_switch {
 	struct list_head list;
 	struct net_device *ndev;
 	unsigned int users;
+	struct pib_udp *udp;
 	struct sock *sk[PIB_IP_FAMILIES];
 	bool dying;
 	u64 guid;
@@ -485,6 +494,9 @@ struct pib_switch {
 	atomic64_t traps_tx;
 	atomic64_t batches_tx;
 	atomic64_t batched_tx;
+	atomic64_t batches_rx;
+	atomic64_t batched_rx;
+	atomic64_t udp_csum_errors;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
 };
 

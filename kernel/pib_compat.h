@@ -87,20 +87,6 @@ static inline void ib_mark_name_assigned_by_user(struct ib_device *ibdev)
 #endif
 
 /*
- * 7.2 made setup_udp_tunnel_sock() and udp_tunnel_sock_release() take
- * the struct sock rather than its struct socket; rxe keeps the struct
- * sock of its tunnel socket since. By 7.2 udp_tunnel_sock_release() no
- * longer waits for an RCU grace period either: pib_switch_put() waits
- * for its receivers itself, as tipc now does.
- */
-#if PIB_LINUX_BEFORE(7, 2, 0)
-#define setup_udp_tunnel_sock(net, sk, cfg)				\
-	setup_udp_tunnel_sock(net, (sk)->sk_socket, cfg)
-#define udp_tunnel_sock_release(sk)					\
-	udp_tunnel_sock_release((sk)->sk_socket)
-#endif
-
-/*
  * 6.2 added the IBA 1.5 operations RDMA FLUSH and ATOMIC WRITE to the
  * core (rxe has had them since): MR and QP access flags for the flush
  * placements, device capabilities, and completion opcodes. Before, the

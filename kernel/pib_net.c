@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Net glue: one virtual switch per netdev that carries pib devices, with
- * UDP sockets on pib's port bound to that netdev, one for IPv4 and one for
- * IPv6. Received datagrams are checked as IB packets; hellos from other
+ * Net glue: one virtual switch per netdev that carries pib devices; the
+ * switches of a network namespace share its UDP sockets on pib's port,
+ * one for IPv4 and one for IPv6, and each takes the datagrams that came in
+ * on its netdev. Received datagrams are checked as IB packets; hellos from other
  * hosts make them peers of the switch (a peer that falls silent loses its
  * link), and IB packets from a peer enter the switch through that peer's
  * port (pib_switch.c). Hellos go to the LAN's IPv4 broadcast address and
@@ -27,6 +28,31 @@
 
 static DEFINE_MUTEX(pib_switches_lock);
 static LIST_HEAD(pib_switches);
+
+/**
+ * struct pib_udp - pib's UDP sockets in one network namespace, which the
+ *	switches of its netdevs share
+ * @list: in pib_udps (pib_switches_lock)
+ * @net: the namespace
+ * @users: the switches that use them (pib_switches_lock)
+ * @sk: the IPv4 socket, and the IPv6 one (NULL without IPv6)
+ * @switches: the switches, by the ifindex of their netdev (RCU readers)
+ *
+ * The sockets are bound to no netdev: GRO finds no socket bound to one on
+ * some kernels (6.1's looks them up before the skb has its input device),
+ * and a switch's datagrams are the ones that came in on its netdev
+ * (pib_udp_rcv()).
+ */
+struct pib_udp {
+	struct list_head list;
+	struct net *net;
+	unsigned int users;
+	struct sock *sk[PIB_IP_FAMILIES];
+	struct xarray switches;
+};
+
+static LIST_HEAD(pib_udps);
+
 static struct dentry *pib_debugfs;
 
 /* The peer table's clock: milliseconds that do not wrap. */
@@ -130,25 +156,49 @@ static void pib_switch_heard(struct pib_switch *sw, const struct pib_ip *addr,
 		pib_switch_track_links(sw);
 }
 
+/**
+ * struct pib_rx - the datagrams of one skb from pib's socket, as they are
+ *	taken apart (pib_udp_rcv())
+ * @sw: the switch of the netdev the skb came in on
+ * @saddr: the address they came from
+ * @ttl: their IPv4 TTL or IPv6 hop limit
+ * @slot: the peer slot of @saddr, PIB_RX_SLOT_UNKNOWN until looked up
+ * @seg: the most bytes a datagram of the skb has (PIB_MAX_PKT_LEN at most)
+ * @buf: a writable copy of the datagram at hand, where it is not in the
+ *	skb's own head; NULL until one is needed
+ */
+struct pib_rx {
+	struct pib_switch *sw;
+	struct pib_ip saddr;
+	u8 ttl;
+	int slot;
+	unsigned int seg;
+	u8 *buf;
+};
+
+#define PIB_RX_SLOT_UNKNOWN	(-2)
+
 /*
  * An IB packet from a peer enters the switch through that peer's port,
- * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE).
+ * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE). The peer
+ * is looked up once for the datagrams of an skb, which all come from one
+ * address.
  */
-static void pib_switch_from_peer(struct pib_switch *sw,
-				 const struct pib_ip *saddr, u8 ttl,
-				 struct sk_buff *skb)
+static void pib_rx_from_peer(struct pib_rx *rx, u8 *buf, unsigned int len)
 {
-	int slot;
+	struct pib_switch *sw = rx->sw;
 
-	spin_lock_bh(&sw->lock);
-	slot = pib_peers_find_addr(&sw->peers, saddr);
-	spin_unlock_bh(&sw->lock);
-	if (slot < 0 || skb_ensure_writable(skb, skb->len)) {
-		pib_switch_unrouted(sw, skb->data, skb->len);
+	if (rx->slot == PIB_RX_SLOT_UNKNOWN) {
+		spin_lock_bh(&sw->lock);
+		rx->slot = pib_peers_find_addr(&sw->peers, &rx->saddr);
+		spin_unlock_bh(&sw->lock);
+	}
+	if (rx->slot < 0) {
+		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
-	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + slot, skb->data, skb->len,
-			 ttl ? ttl - 1 : 0);
+	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + rx->slot, buf, len,
+			 rx->ttl ? rx->ttl - 1 : 0);
 }
 
 /*
@@ -171,47 +221,135 @@ static bool pib_skb_source(const struct sock *sk, const struct sk_buff *skb,
 	return pib_ip_family(saddr) == PIB_IP6;
 }
 
-static int pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
+/*
+ * The @len bytes at @off of @skb, writable: in place where they are in
+ * the skb's head and nobody else holds it, else copied into @rx->buf.
+ * NULL without memory for that.
+ */
+static u8 *pib_rx_bytes(struct pib_rx *rx, struct sk_buff *skb,
+			unsigned int off, unsigned int len)
 {
-	struct pib_switch *sw = rcu_dereference_sk_user_data(sk);
+	if (!skb_cloned(skb) && off + len <= skb_headlen(skb))
+		return skb->data + off;
+	if (!rx->buf) {
+		rx->buf = kmalloc(rx->seg, GFP_ATOMIC);
+		if (!rx->buf)
+			return NULL;
+	}
+	if (skb_copy_bits(skb, off, rx->buf, len))
+		return NULL;
+	return rx->buf;
+}
+
+/*
+ * One datagram of @rx's skb, @len bytes at @off: an IB packet from a
+ * peer, or a hello.
+ */
+static void pib_rx_datagram(struct pib_rx *rx, struct sk_buff *skb,
+			    unsigned int off, unsigned int len)
+{
+	struct pib_switch *sw = rx->sw;
 	enum pib_pkt_err err;
-	struct pib_ip saddr;
 	struct pib_hello h;
 	struct pib_pkt pkt;
-	u8 ttl;
+	u8 *buf;
 
-	if (!sw || !pib_skb_source(sk, skb, &saddr, &ttl))
-		goto out;
-	/* Too long for any IB packet: dropped before it is made linear. */
-	if (skb->len > sizeof(struct udphdr) + PIB_MAX_PKT_LEN) {
+	/* Too long for any IB packet: dropped before it is copied. */
+	if (len > rx->seg) {
 		atomic64_inc(&sw->drops[PIB_PKT_BAD_LEN]);
-		goto out;
+		return;
 	}
-	if (skb_linearize(skb))
-		goto out;
-	__skb_pull(skb, sizeof(struct udphdr));
-	err = pib_pkt_parse(skb->data, skb->len, &pkt);
+	buf = pib_rx_bytes(rx, skb, off, len);
+	if (!buf)
+		return;
+	err = pib_pkt_parse(buf, len, &pkt);
 	if (err) {
 		atomic64_inc(&sw->drops[err]);
-		trace_pib_pkt_drop(netdev_name(sw->ndev), skb->data, skb->len,
+		trace_pib_pkt_drop(netdev_name(sw->ndev), buf, len,
 				   PIB_DROP_MALFORMED, err);
-		goto out;
+		return;
 	}
 	if (pkt.lrh.lnh != PIB_LNH_RAW) {
-		pib_switch_from_peer(sw, &saddr, ttl, skb);
-		goto out;
+		pib_rx_from_peer(rx, buf, len);
+		return;
 	}
-	if (pib_hello_parse(skb->data + pkt.payload_off, pkt.payload_len, &h)) {
+	if (pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &h)) {
 		atomic64_inc(&sw->bad_hellos);
-		goto out;
+		return;
 	}
 	if (h.switch_guid == sw->guid)
-		goto out;	/* our own broadcast, looped back to us */
+		return;		/* our own broadcast, looped back to us */
 	atomic64_inc(&sw->hellos_rx);
-	pib_switch_heard(sw, &saddr, &h);
+	pib_switch_heard(sw, &rx->saddr, &h);
+	rx->slot = PIB_RX_SLOT_UNKNOWN;	/* the peer table may have changed */
+}
+
+/*
+ * An skb from pib's socket, its UDP header pulled: one datagram, or (UDP
+ * GRO, or a batch that crossed a veth whole) a run of one peer's, back to
+ * back, each gso_size bytes but the last. Each is taken on its own, as it
+ * came off the wire. Consumes @skb.
+ */
+static void pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct pib_udp *udp = rcu_dereference_sk_user_data(sk);
+	struct pib_rx rx = { .slot = PIB_RX_SLOT_UNKNOWN };
+	unsigned int off = 0, seg, len, n = 0;
+
+	/* the switch of the netdev it came in on, if that has one */
+	rx.sw = udp ? xa_load(&udp->switches, skb->skb_iif) : NULL;
+	if (!rx.sw || !pib_skb_source(sk, skb, &rx.saddr, &rx.ttl))
+		goto out;
+	/* A single datagram's UDP checksum, where nothing checked it. */
+	if (!skb_is_gso(skb) && !skb_csum_unnecessary(skb) &&
+	    __skb_checksum_complete(skb)) {
+		atomic64_inc(&rx.sw->udp_csum_errors);
+		goto out;
+	}
+	/* (any other GSO skb is one datagram, too long for an IB packet) */
+	seg = skb_is_gso(skb) && skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4 ?
+		skb_shinfo(skb)->gso_size : skb->len;
+	rx.seg = min_t(unsigned int, seg, PIB_MAX_PKT_LEN);
+	/* (an empty datagram is taken once, and dropped as short) */
+	do {
+		len = min(seg, skb->len - off);
+		pib_rx_datagram(&rx, skb, off, len);
+		off += len;
+		n++;
+	} while (off < skb->len);
+	if (n > 1) {
+		atomic64_inc(&rx.sw->batches_rx);
+		atomic64_add(n, &rx.sw->batched_rx);
+	}
+	kfree(rx.buf);
 out:
 	kfree_skb(skb);
-	return 0;
+}
+
+/*
+ * What pib's socket receives (its sk_data_ready): the stack has queued
+ * an skb, and pib takes what the queue holds, in the same softirq. Each
+ * skb queued calls this once, and each call takes at least that one
+ * while any is queued, so none is left behind; PIB_RX_BUDGET bounds a
+ * call that other CPUs keep feeding.
+ */
+#define PIB_RX_BUDGET	64
+#define PIB_RX_QUEUE_BYTES	(4 << 20)
+
+static void pib_udp_data_ready(struct sock *sk)
+{
+	struct sk_buff *skb;
+	unsigned int n;
+	int err;
+
+	rcu_read_lock();
+	for (n = 0; n < PIB_RX_BUDGET; n++) {
+		skb = skb_recv_udp(sk, MSG_DONTWAIT, &err);
+		if (!skb)
+			break;
+		pib_udp_rcv(sk, skb);
+	}
+	rcu_read_unlock();
 }
 
 /*
@@ -256,7 +394,7 @@ static void pib_switch_xmit4(struct pib_switch *sw, __be32 daddr,
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
 	udp_tunnel_xmit_skb(rt, sw->sk[PIB_IP4], skb, saddr, daddr, 0, ttl, 0,
 			    htons(pib_udp_port), htons(pib_udp_port), false,
-			    !skb_is_gso(skb), 0);
+			    false, 0);
 }
 
 /*
@@ -320,11 +458,12 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
  * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  *
  * Nothing is sent while the netdev has no address of @daddr's family or
- * no route. IPv4's UDP checksum is left out (0, as RoCEv2 does): the ICRC
- * and VCRC cover the IB packet end to end, and the receiver checks them.
- * A batch (a UDP GSO skb of whole IB packets, pib_switch_send()) is the
- * exception: GSO, in the NIC or in software, gives each of its datagrams
- * a UDP checksum, which the stack requires of it.
+ * no route. Every datagram carries a UDP checksum, which the NIC computes
+ * where it can: the receiving host's GRO merges only checksummed
+ * datagrams (pib_switch_open_socket()), and a datagram without one would
+ * overtake a run of its peer's that GRO holds. A batch (a UDP GSO skb of
+ * whole IB packets, pib_switch_send()) gets one for each of its datagrams,
+ * from GSO in the NIC or in software.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 			 struct sk_buff *skb, u8 ttl)
@@ -580,6 +719,10 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 	seq_printf(m, "batches_tx %lld\nbatched_tx %lld\n",
 		   atomic64_read(&sw->batches_tx),
 		   atomic64_read(&sw->batched_tx));
+	seq_printf(m, "batches_rx %lld\nbatched_rx %lld\nudp_csum_errors %lld\n",
+		   atomic64_read(&sw->batches_rx),
+		   atomic64_read(&sw->batched_rx),
+		   atomic64_read(&sw->udp_csum_errors));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));
@@ -590,67 +733,153 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(pib_switch);
 
+/* Close a socket that nothing receives through any more. */
+static void pib_udp_close(struct sock *sk)
+{
+	struct socket *sock = sk->sk_socket;
+
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
+}
+
 /*
- * Open the switch's UDP socket of family @f on pib's port, bound to its
- * netdev, with pib_udp_rcv() as its receiver. The IPv6 socket takes IPv6
- * alone, so that the IPv4 one can have the same port.
+ * Open @udp's socket of family @f on pib's port, with pib_udp_data_ready()
+ * as its receiver. The IPv6 socket takes IPv6 alone, so that the IPv4 one
+ * can have the same port.
+ *
+ * With UDP GRO on it (UDP_GRO), a NIC's GRO merges a peer's checksummed
+ * datagrams of one size that come in one after the other into one skb
+ * (SKB_GSO_UDP_L4, gso_size one datagram): one pass up the IP stack for
+ * a run of them. A batch that crosses a veth, already one skb, stays one.
+ * pib_udp_rcv() takes them apart. The stack only hands such skbs whole to
+ * a plain socket (an encapsulation socket's receiver gets them cut up
+ * again), so pib's is one, read from its queue as soon as the stack has
+ * queued something.
  */
-static int pib_switch_open_socket(struct pib_switch *sw, enum pib_ip_family f)
+static int pib_udp_open(struct pib_udp *udp, enum pib_ip_family f)
 {
 	struct udp_port_cfg cfg = {
 		.family = f == PIB_IP4 ? AF_INET : AF_INET6,
 		.local_udp_port = htons(pib_udp_port),
-		.bind_ifindex = sw->ndev->ifindex,
 		.ipv6_v6only = 1,
 		.use_udp6_tx_checksums = 1,
 		.use_udp6_rx_checksums = 1,
 	};
-	struct udp_tunnel_sock_cfg tcfg = {
-		.sk_user_data = sw,
-		.encap_type = 1,
-		.encap_rcv = pib_udp_rcv,
-	};
 	struct socket *sock;
-	int err;
+	struct sock *sk;
+	int one = 1, err;
 
-	err = udp_sock_create(dev_net(sw->ndev), &cfg, &sock);
+	err = udp_sock_create(udp->net, &cfg, &sock);
 	if (err)
 		return err;
-	sw->sk[f] = sock->sk;
-	setup_udp_tunnel_sock(dev_net(sw->ndev), sw->sk[f], &tcfg);
+	sk = sock->sk;
+	err = sock->ops->setsockopt(sock, SOL_UDP, UDP_GRO,
+				    KERNEL_SOCKPTR(&one), sizeof(one));
+	if (err) {
+		pib_udp_close(sk);
+		return err;
+	}
+	/* room for runs that several CPUs queue at once (one is 64 KiB) */
+	sock_set_rcvbuf(sk, PIB_RX_QUEUE_BYTES);
+	write_lock_bh(&sk->sk_callback_lock);
+	rcu_assign_sk_user_data(sk, udp);
+	sk->sk_data_ready = pib_udp_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+	udp->sk[f] = sk;
 	return 0;
 }
 
 /*
- * Both sockets; on a kernel whose IPv6 is disabled (ipv6.disable=1, or
- * built without it) the IPv4 one alone.
+ * Both sockets of a namespace's new struct pib_udp; on a kernel whose IPv6
+ * is disabled (ipv6.disable=1, or built without it) the IPv4 one alone.
  */
-static int pib_switch_open_sockets(struct pib_switch *sw)
+static int pib_udp_open_all(struct pib_udp *udp)
 {
-	int err = pib_switch_open_socket(sw, PIB_IP4);
+	int err = pib_udp_open(udp, PIB_IP4);
 
 	if (err)
 		return err;
-	err = pib_switch_open_socket(sw, PIB_IP6);
+	err = pib_udp_open(udp, PIB_IP6);
 	if (err == -EAFNOSUPPORT || err == -EPFNOSUPPORT) {
 		pr_info_once("IPv6 is not available: pib uses IPv4 alone\n");
 		return 0;
 	}
 	if (err) {
-		udp_tunnel_sock_release(sw->sk[PIB_IP4]);
-		sw->sk[PIB_IP4] = NULL;
+		rcu_assign_sk_user_data(udp->sk[PIB_IP4], NULL);
+		synchronize_rcu();
+		pib_udp_close(udp->sk[PIB_IP4]);
 	}
 	return err;
 }
 
-/* Close the sockets that pib_switch_open_sockets() opened. */
-static void pib_switch_close_sockets(struct pib_switch *sw)
+/*
+ * The sockets of @net, opened by its first switch; under
+ * pib_switches_lock.
+ */
+static struct pib_udp *pib_udp_get(struct net *net)
+{
+	struct pib_udp *udp;
+	int err;
+
+	list_for_each_entry(udp, &pib_udps, list) {
+		if (net_eq(udp->net, net)) {
+			udp->users++;
+			return udp;
+		}
+	}
+	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
+	if (!udp)
+		return ERR_PTR(-ENOMEM);
+	udp->net = net;
+	udp->users = 1;
+	xa_init(&udp->switches);
+	err = pib_udp_open_all(udp);
+	if (err) {
+		kfree(udp);
+		return ERR_PTR(err);
+	}
+	list_add(&udp->list, &pib_udps);
+	return udp;
+}
+
+/*
+ * A switch no longer uses @udp; under pib_switches_lock. True for the
+ * last one, which frees it then (pib_udp_free()).
+ */
+static bool pib_udp_unuse(struct pib_udp *udp)
+{
+	if (--udp->users)
+		return false;
+	list_del(&udp->list);
+	return true;
+}
+
+/* Close the sockets of @udp, which no switch uses any more, and free it. */
+static void pib_udp_free(struct pib_udp *udp)
 {
 	unsigned int f;
 
 	for (f = 0; f < PIB_IP_FAMILIES; f++)
-		if (sw->sk[f])
-			udp_tunnel_sock_release(sw->sk[f]);
+		if (udp->sk[f])
+			rcu_assign_sk_user_data(udp->sk[f], NULL);
+	synchronize_rcu();
+	for (f = 0; f < PIB_IP_FAMILIES; f++)
+		if (udp->sk[f])
+			pib_udp_close(udp->sk[f]);
+	xa_destroy(&udp->switches);
+	kfree(udp);
+}
+
+/* A switch that left @udp->switches, its receivers done, lets it go. */
+static void pib_udp_put(struct pib_udp *udp)
+{
+	bool last;
+
+	mutex_lock(&pib_switches_lock);
+	last = pib_udp_unuse(udp);
+	mutex_unlock(&pib_switches_lock);
+	if (last)
+		pib_udp_free(udp);
 }
 
 /*
@@ -703,9 +932,18 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
 	sw->trap_tat = jiffies;
-	err = sw->mft ? pib_switch_open_sockets(sw) : -ENOMEM;
+	sw->udp = sw->mft ? pib_udp_get(dev_net(ndev)) : ERR_PTR(-ENOMEM);
+	err = PTR_ERR_OR_ZERO(sw->udp);
+	if (!err) {
+		memcpy(sw->sk, sw->udp->sk, sizeof(sw->sk));
+		/* from here on, what comes in on @ndev is the switch's */
+		err = xa_insert(&sw->udp->switches, ndev->ifindex, sw,
+				GFP_KERNEL);
+		if (err && pib_udp_unuse(sw->udp))
+			pib_udp_free(sw->udp);
+	}
 	if (err) {
-		pr_info_ratelimited("cannot open UDP port %u on %s: %d\n",
+		pr_info_ratelimited("cannot open UDP port %u for %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
 		kvfree(sw->mft);
 		kvfree(sw->lft);
@@ -767,20 +1005,16 @@ out:
  * has been cancelled: the switch is marked dying, which the works and
  * pib_switch_track_links() check before they queue, and the receive path
  * (which tracks links) stops before the works are cancelled: it finds the
- * switch under RCU, so clearing the socket's user data and waiting for a
- * grace period stops it. The socket stays open until the works are gone,
- * since they send through it.
+ * switch under RCU, so taking it out of its sockets' table and waiting for
+ * a grace period stops it. The sockets stay open until the works are
+ * gone, since they send through them.
  */
 static void pib_switch_stop(struct pib_switch *sw)
 {
-	unsigned int f;
-
 	spin_lock_bh(&sw->lock);
 	sw->dying = true;
 	spin_unlock_bh(&sw->lock);
-	for (f = 0; f < PIB_IP_FAMILIES; f++)
-		if (sw->sk[f])
-			rcu_assign_sk_user_data(sw->sk[f], NULL);
+	xa_erase(&sw->udp->switches, sw->ndev->ifindex);
 	pib_synchronize_rcu(sw->ndev);	/* receivers in flight are done */
 	cancel_delayed_work_sync(&sw->hello_work);
 	cancel_delayed_work_sync(&sw->trap_work);
@@ -805,7 +1039,7 @@ void pib_switch_put(struct pib_switch *sw)
 	/* (a netdev going away has no LAN left to say bye to) */
 	if (sw->speaking && pib_switch_on_lan(sw))
 		pib_switch_send_hello(sw, true);
-	pib_switch_close_sockets(sw);
+	pib_udp_put(sw->udp);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);

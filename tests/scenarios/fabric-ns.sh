@@ -6,7 +6,8 @@
 # user runs it (make install puts it in /usr/local/sbin):
 # - `pib-fabric up 8 --ipoib` under opensm: 8 ports ACTIVE in `status`,
 #   ibnetdiscover finds 8 switches and 8 CAs, ib_send_bw runs between
-#   hosts 1 and 8, IPoIB pings and rping (rdma_cm) across; a fabric that
+#   hosts 1 and 8 (its UDP GSO batches reach host 1's socket whole over
+#   the veths), IPoIB pings and rping (rdma_cm) across; a fabric that
 #   is up refuses a second `up`, and bad arguments get a clear error;
 # - a host gone as a container goes (namespace deleted, processes killed)
 #   while ib_write_bw runs: its device goes, the peer's perftest ends, the
@@ -114,7 +115,12 @@ pair_ns() {
 	fi
 }
 
-pair_ns "ib_send_bw between hosts 1 and $n" 180 1 $n ib_send_bw -n 200 -s 4096
+pair_ns "ib_send_bw between hosts 1 and $n" 180 1 $n ib_send_bw -n 100 -s 65536
+# The client's messages (16 packets of the veths' 4096-byte IB MTU) left
+# in UDP GSO batches, which crossed the veths whole: host 1's socket took
+# each as one skb.
+expect_match "host 1 received batches whole over the veth" \
+	"$(cat "/sys/kernel/debug/pib/lan1@$(ns_inum pibf1)")" '^batches_rx [1-9]'
 check "IPoIB: host 1 pings host $n" $fab exec 1 ping -c 3 -W 5 10.251.0.$n
 $fab exec $n timeout 120 rping -s -a 10.251.0.$n -C 3 >"$PIB_RESULTS/rping.server" 2>&1 &
 pid=$!

@@ -6,7 +6,8 @@
 # and host2 are a pib fabric with checked RC traffic between them; host3
 # runs no pib at all, only pib-forge, which sends forged datagrams from
 # its own address and from host1's and host2's: a forwarding loop through
-# the switches, forged ACKs to a live QP, unicast on VL15, multicast to a
+# the switches, forged ACKs to a live QP, unicast on VL15 (also in runs
+# that GRO merges), datagrams with wrong UDP checksums, multicast to a
 # wrong MGID or without a GRH, a known switch GUID from a new address, a
 # flipped GUID from a peer's address, floods of new GUIDs, thousands of
 # over-long and bad-version MADs to QP0 and QP1, and SMP Sets with M_Key 0
@@ -125,6 +126,14 @@ forger() {
 		ack dlid="$l1" slid="$l2" qp="$rc_qpn" psn=$((rc_psn + 100)) psn_step=2048
 	attack "unicast to the victim's UD QP (control)" -n 5 "${as2[@]}" "${ud[@]}" tag=85
 	attack "unicast on VL15 to the victim's UD QP" -n 50 "${as2[@]}" "${ud[@]}" tag=86 vl=15
+	# Runs of checksummed datagrams of one size, back to back: host1's GRO
+	# merges them as it does a peer's batches, and pib takes them apart.
+	attack "runs with UDP checksums to the victim's UD QP (control)" -n 100 -k good \
+		"${as2[@]}" "${ud[@]}" tag=82
+	attack "runs with UDP checksums on VL15 to the victim's UD QP" -n 100 -k good \
+		"${as2[@]}" "${ud[@]}" tag=86 vl=15
+	attack "wrong UDP checksums to the victim's UD QP" -n 50 -k bad \
+		"${as2[@]}" "${ud[@]}" tag=66
 	attack "multicast to the victim's group (control)" -n 5 "${as2[@]}" "${mc[@]}" \
 		tag=71 dgid=$mgid
 	attack "multicast to its MLID with another MGID" -n 50 "${as2[@]}" "${mc[@]}" \
@@ -181,6 +190,8 @@ victim_checks() {
 	expect_match "victim ran" "$(cat "$out")" 'pib-victim: done'
 	expect_eq "no SEND completed by forged ACKs" "$(sed -n 's/^rc_success //p' "$out")" 0
 	expect_match "unicast UD arrives (control)" "$(cat "$out")" '^ud_tag_U [1-9]'
+	expect_match "runs with UDP checksums arrive (control)" "$(cat "$out")" '^ud_tag_R [1-9]'
+	expect_eq "nothing with a wrong UDP checksum arrives" "$(grep -c '^ud_tag_B' "$out")" 0
 	expect_match "multicast to the group arrives (control)" "$(cat "$out")" '^ud_tag_G [1-9]'
 	expect_eq "no unicast on VL15 reached a UD QP" "$(grep -c '^ud_tag_V' "$out")" 0
 	expect_eq "no multicast with another MGID" "$(grep -c '^ud_tag_W' "$out")" 0
@@ -302,6 +313,8 @@ if [ "$PIB_HOST" = 1 ]; then
 	check "counted: bad MADs before QP0/QP1" test "$(stat_of pibeth0 rcv_bad_mad)" -ge 1
 	check "counted: MADs for a GID host1 does not have" test "$(stat_of pibeth0 rcv_bad_dgid)" -ge 1
 	check "counted: VL15 packets that are not SMPs" test "$(counter drop_bad_vl15)" -ge 1
+	check "counted: datagrams with a wrong UDP checksum" \
+		test "$(counter udp_csum_errors)" -ge 1
 	"$integ" --server -d pibeth0 --timeout 18 --deadline "$(tf 200)" >"$R/integrity.after" 2>&1 &
 	ipid=$!
 	barrier listen-after

@@ -115,13 +115,16 @@ wireshark_check() {
 		'[0-9]+ eth:ethertype:ip:udp:pib:infiniband$'
 	expect_eq "Wireshark: nothing else" \
 		"$(grep -vc 'udp:pib:infiniband' <<<"$out")" 0
-	out=$($ws -T fields -e infiniband.mad.mgmtclass 2>/dev/null | sort -u | xargs)
+	out=$($ws -T fields -e infiniband.mad.mgmtclass 2>/dev/null | tr ',' '\n' | sort -u | xargs)
 	expect_eq "Wireshark: SMPs (LID and DR), SA and PMA MADs" \
 		"$(grep -o '0x0[134]\|0x81' <<<"$out" | xargs)" "0x01 0x03 0x04 0x81"
-	# LRH.PktLen counts 4-byte words up to the ICRC; the VCRC follows.
+	# LRH.PktLen counts 4-byte words up to the ICRC; the VCRC follows. (A
+	# run of datagrams that GRO merged is one, of several packets.)
 	expect_eq "Wireshark: LRH packet lengths match the datagrams" \
 		"$($ws -T fields -e udp.length -e infiniband.lrh.pktlen 2>/dev/null |
-		   awk '$1 - 8 != $2 * 4 + 2' | wc -l)" 0
+		   awk '{ n = split($2, l, ","); s = 0
+			for (i = 1; i <= n; i++) s += l[i] * 4 + 2
+			if ($1 - 8 != s) print }' | wc -l)" 0
 }
 [ "$PIB_HOST" = 2 ] && wireshark_check
 if [ "$PIB_HOST" = 1 ]; then

@@ -29,8 +29,12 @@ expect_match "rdma statistic shows the transport's counters" "$stats" \
 [ "$PIB_HOST" = 1 ] && expect_match "its ODP faults answered with RNR NAKs" \
 	"$stats" 'odp_responder_faults [1-9]'
 # Both hosts sent messages of many packets (host1 READ responses): runs of
-# them left as UDP GSO batches, which the other host took apart again.
-expect_match "messages left in UDP GSO batches" "$(cat /sys/kernel/debug/pib/eth0)" \
-	'^batches_tx [1-9]'
-cat /sys/kernel/debug/pib/eth0
+# them left as UDP GSO batches.
+sw=$(cat /sys/kernel/debug/pib/eth0)
+expect_match "messages left in UDP GSO batches" "$sw" '^batches_tx [1-9]'
+# ... and the receiving NIC's GRO (virtio-net) merged runs of them, which
+# pib took apart again; all with good UDP checksums.
+expect_match "runs of datagrams received as one skb (GRO)" "$sw" '^batches_rx [1-9]'
+expect_match "no bad UDP checksums" "$sw" '^udp_csum_errors 0$'
+echo "$sw"
 pib_done

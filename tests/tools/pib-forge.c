@@ -5,7 +5,7 @@
  * any IPv4 source address, through a raw socket, for the hostile-peer test.
  *
  *   pib-forge [-s SRC] [-S SRC_STEP] [-p PORT] [-n COUNT] [-g GAP_US]
- *             -d DST KIND [FIELD=VALUE...]
+ *             [-k none|good|bad] -d DST KIND [FIELD=VALUE...]
  *
  * KIND is one of
  *   hello   a switch's hello:        guid guid_step (the i-th datagram
@@ -23,7 +23,9 @@
  * header; a MAD of the SMP classes has an M_Key); dr=1 (a directed-route
  * SMP that has arrived at its last hop: HopCnt = HopPtr = 1, permissive
  * DrSLID and DrDLID); data (hex bytes of the SMP data). -S steps the source
- * address by that much per datagram (spoofing a range of hosts).
+ * address by that much per datagram (spoofing a range of hosts). -k: the
+ * UDP checksum: none (0, the default), good (which the receiver's GRO
+ * wants before it merges datagrams), or bad (good, off by one); with -s.
  *
  * Prints "pib-forge: sent N" and exits 0, or 2 on bad usage.
  */
@@ -52,9 +54,11 @@
 #define CLASS_SUBN_DR	0x81
 
 enum kind { K_HELLO, K_UD, K_MAD, K_ACK };
+enum csum { C_NONE, C_GOOD, C_BAD };
 
 struct opts {
 	enum kind kind;
+	enum csum csum;
 	struct in_addr src, dst;
 	unsigned long long src_step, count, gap_us, port;
 	unsigned long long vl, sl, dlid, slid, pkey, qp, psn, psn_step;
@@ -69,7 +73,7 @@ struct opts {
 static void usage(void)
 {
 	fprintf(stderr, "usage: " PROG " [-s SRC] [-S SRC_STEP] [-p PORT] [-n COUNT] "
-		"[-g GAP_US] -d DST hello|ud|mad|ack [FIELD=VALUE...]\n");
+		"[-g GAP_US] [-k none|good|bad] -d DST hello|ud|mad|ack [FIELD=VALUE...]\n");
 	exit(2);
 }
 
@@ -150,12 +154,13 @@ static void set_field(struct opts *o, char *arg)
 static void parse(struct opts *o, int argc, char **argv)
 {
 	static const char *const kinds[] = { "hello", "ud", "mad", "ack" };
+	static const char *const csums[] = { "none", "good", "bad" };
 	int c, i;
 
 	*o = (struct opts){ .count = 1, .port = PIB_DEFAULT_UDP_PORT,
 			    .pkey = 0xffff, .base = 1,
 			    .mclass = CLASS_SUBN_LID, .cver = 1, .method = 1 };
-	while ((c = getopt(argc, argv, "s:S:p:n:g:d:")) != -1) {
+	while ((c = getopt(argc, argv, "s:S:p:n:g:k:d:")) != -1) {
 		switch (c) {
 		case 's':
 			if (inet_pton(AF_INET, optarg, &o->src) != 1)
@@ -165,6 +170,13 @@ static void parse(struct opts *o, int argc, char **argv)
 		case 'p': o->port = number(optarg, 65535); break;
 		case 'n': o->count = number(optarg, 100000000); break;
 		case 'g': o->gap_us = number(optarg, 10000000); break;
+		case 'k':
+			for (i = 0; i < 3 && strcmp(optarg, csums[i]); i++)
+				;
+			if (i == 3)
+				usage();
+			o->csum = i;
+			break;
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &o->dst) != 1)
 				usage();
@@ -172,7 +184,9 @@ static void parse(struct opts *o, int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (!o->dst.s_addr || optind >= argc)
+	/* (a checksum covers the source address, which -s must give) */
+	if (!o->dst.s_addr || optind >= argc ||
+	    (o->csum != C_NONE && !o->src.s_addr))
 		usage();
 	for (i = 0; i < 4 && strcmp(argv[optind], kinds[i]); i++)
 		;
@@ -257,6 +271,35 @@ static unsigned int build(const struct opts *o, __u8 *p, unsigned long long i)
 }
 
 /* IPv4 and UDP headers in front of @len bytes at @d; the kernel sums IPv4. */
+/* The Internet checksum's sum of @len bytes at @p, added to @sum. */
+static unsigned long long sum16(const __u8 *p, unsigned int len,
+				unsigned long long sum)
+{
+	unsigned int i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (unsigned int)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (unsigned int)p[len - 1] << 8;
+	return sum;
+}
+
+/* The UDP checksum of the datagram (IPv4 header, UDP header, payload). */
+static __u16 udp_csum(const __u8 *d, unsigned int total)
+{
+	const struct iphdr *ip = (const struct iphdr *)d;
+	unsigned long long sum;
+	__u16 c;
+
+	sum = sum16((const __u8 *)&ip->saddr, 8, 0);	/* both addresses */
+	sum += IPPROTO_UDP + total - sizeof(*ip);
+	sum = sum16(d + sizeof(*ip), total - sizeof(*ip), sum);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	c = ~sum & 0xffff;
+	return c ? c : 0xffff;
+}
+
 static unsigned int frame(const struct opts *o, __u8 *d, unsigned int len,
 			  struct in_addr src)
 {
@@ -275,6 +318,10 @@ static unsigned int frame(const struct opts *o, __u8 *d, unsigned int len,
 	udp->source = htons(o->port);
 	udp->dest = htons(o->port);
 	udp->len = htons(sizeof(*udp) + len);
+	if (o->csum != C_NONE)
+		udp->check = htons(udp_csum(d, total));
+	if (o->csum == C_BAD)	/* off by one, and never 0 (none) */
+		udp->check = udp->check == htons(1) ? htons(2) : udp->check ^ htons(1);
 	return total;
 }
 
