@@ -2,14 +2,15 @@
 /*
  * Net glue: one virtual switch per netdev that carries pib devices; the
  * switches of a network namespace share its UDP sockets on pib's port,
- * one for IPv4 and one for IPv6, and each takes the datagrams that came in
- * on its netdev. Received datagrams are checked as IB packets; hellos from other
- * hosts make them peers of the switch (a peer that falls silent loses its
- * link), and IB packets from a peer enter the switch through that peer's
- * port (pib_switch.c). Hellos go to the LAN's IPv4 broadcast address and
- * to IPv6's link-local all-nodes group, so that hosts find each other on
- * IPv4, dual-stack and IPv6-only LANs alike; each peer's packets go over
- * the family its link came up with (pib_peer.h).
+ * one for IPv4 and one for IPv6, and each takes the datagrams that came
+ * in on its netdev. Received datagrams are checked as IB packets; hellos
+ * from other hosts make them peers of the switch (a peer that falls
+ * silent loses its link), and IB packets from a peer enter the switch
+ * through that peer's port (pib_switch.c). Hellos go to the LAN's IPv4
+ * broadcast address and to IPv6's link-local all-nodes group, so that
+ * hosts find each other on IPv4, dual-stack and IPv6-only LANs alike;
+ * each peer's packets go over the family its link came up with
+ * (pib_peer.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
