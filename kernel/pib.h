@@ -440,7 +440,7 @@ struct pib_udp;
  * @batches_tx: UDP GSO skbs sent (pib_switch_send())
  * @batched_tx: the packets they carried
  * @batches_rx: skbs of more than one datagram received (UDP GRO, or a
- *	batch that crossed a veth whole; pib_switch_open_socket())
+ *	batch that crossed a veth whole; pib_net.c)
  * @batched_rx: the datagrams they carried
  * @udp_csum_errors: datagrams dropped for a bad UDP checksum
  * @drops: received datagrams dropped, by enum pib_pkt_err

@@ -327,6 +327,9 @@ out:
 	kfree_skb(skb);
 }
 
+#define PIB_RX_BUDGET		64	/* skbs a call of pib_udp_data_ready() takes */
+#define PIB_RX_QUEUE_BYTES	(4 << 20)	/* a socket's receive buffer */
+
 /*
  * What pib's socket receives (its sk_data_ready): the stack has queued
  * an skb, and pib takes what the queue holds, in the same softirq. Each
@@ -334,9 +337,6 @@ out:
  * while any is queued, so none is left behind; PIB_RX_BUDGET bounds a
  * call that other CPUs keep feeding.
  */
-#define PIB_RX_BUDGET	64
-#define PIB_RX_QUEUE_BYTES	(4 << 20)
-
 static void pib_udp_data_ready(struct sock *sk)
 {
 	struct sk_buff *skb;
@@ -461,7 +461,7 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
  * Nothing is sent while the netdev has no address of @daddr's family or
  * no route. Every datagram carries a UDP checksum, which the NIC computes
  * where it can: the receiving host's GRO merges only checksummed
- * datagrams (pib_switch_open_socket()), and a datagram without one would
+ * datagrams (pib_udp_open()), and a datagram without one would
  * overtake a run of its peer's that GRO holds. A batch (a UDP GSO skb of
  * whole IB packets, pib_switch_send()) gets one for each of its datagrams,
  * from GSO in the NIC or in software.
@@ -845,7 +845,7 @@ static struct pib_udp *pib_udp_get(struct net *net)
 
 /*
  * A switch no longer uses @udp; under pib_switches_lock. True for the
- * last one, which frees it then (pib_udp_free()).
+ * last one, which then frees it (pib_udp_free()), the lock dropped.
  */
 static bool pib_udp_unuse(struct pib_udp *udp)
 {
@@ -855,15 +855,18 @@ static bool pib_udp_unuse(struct pib_udp *udp)
 	return true;
 }
 
-/* Close the sockets of @udp, which no switch uses any more, and free it. */
-static void pib_udp_free(struct pib_udp *udp)
+/*
+ * Close the sockets of @udp, which no switch uses any more, and free it;
+ * @ndev is the last switch's netdev (pib_synchronize_rcu()).
+ */
+static void pib_udp_free(struct pib_udp *udp, const struct net_device *ndev)
 {
 	unsigned int f;
 
 	for (f = 0; f < PIB_IP_FAMILIES; f++)
 		if (udp->sk[f])
 			rcu_assign_sk_user_data(udp->sk[f], NULL);
-	synchronize_rcu();
+	pib_synchronize_rcu(ndev);	/* no receiver sees @udp any more */
 	for (f = 0; f < PIB_IP_FAMILIES; f++)
 		if (udp->sk[f])
 			pib_udp_close(udp->sk[f]);
@@ -871,8 +874,11 @@ static void pib_udp_free(struct pib_udp *udp)
 	kfree(udp);
 }
 
-/* A switch that left @udp->switches, its receivers done, lets it go. */
-static void pib_udp_put(struct pib_udp *udp)
+/*
+ * The switch of @ndev, out of @udp->switches and its receivers done, lets
+ * @udp go.
+ */
+static void pib_udp_put(struct pib_udp *udp, const struct net_device *ndev)
 {
 	bool last;
 
@@ -880,7 +886,7 @@ static void pib_udp_put(struct pib_udp *udp)
 	last = pib_udp_unuse(udp);
 	mutex_unlock(&pib_switches_lock);
 	if (last)
-		pib_udp_free(udp);
+		pib_udp_free(udp, ndev);
 }
 
 /*
@@ -941,7 +947,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		err = xa_insert(&sw->udp->switches, ndev->ifindex, sw,
 				GFP_KERNEL);
 		if (err && pib_udp_unuse(sw->udp))
-			pib_udp_free(sw->udp);
+			pib_udp_free(sw->udp, ndev);
 	}
 	if (err) {
 		pr_info_ratelimited("cannot open UDP port %u for %s: %d\n",
@@ -1040,7 +1046,7 @@ void pib_switch_put(struct pib_switch *sw)
 	/* (a netdev going away has no LAN left to say bye to) */
 	if (sw->speaking && pib_switch_on_lan(sw))
 		pib_switch_send_hello(sw, true);
-	pib_udp_put(sw->udp);
+	pib_udp_put(sw->udp, sw->ndev);
 	dev_put(sw->ndev);
 	kvfree(sw->mft);
 	kvfree(sw->lft);
