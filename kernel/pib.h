@@ -389,10 +389,9 @@ struct pib_udp;
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
  * @users: pib devices attached (under pib_switches_lock)
- * @udp: the UDP sockets of @ndev's namespace, which it shares
- *	(pib_net.c)
- * @sk: @udp's sockets on pib's port, by enum pib_ip_family
- *	(@sk[PIB_IP6] is NULL where the kernel has IPv6 disabled)
+ * @udp: the UDP sockets on pib's port of @ndev's namespace, which it
+ *	shares, by enum pib_ip_family (pib_net.c; the IPv6 one is NULL
+ *	where the kernel has IPv6 disabled)
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
  * @incarnation: drawn when the switch was made, said in its hellos
@@ -450,7 +449,6 @@ struct pib_switch {
 	struct net_device *ndev;
 	unsigned int users;
 	struct pib_udp *udp;
-	struct sock *sk[PIB_IP_FAMILIES];
 	bool dying;
 	u64 guid;
 	u16 incarnation;

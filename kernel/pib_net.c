@@ -92,7 +92,7 @@ static bool pib_ndev_has_ip4(struct net_device *ndev, __be32 addr)
 static unsigned int pib_switch_families(struct pib_switch *sw)
 {
 	return (pib_ndev_has_ip4(sw->ndev, 0) ? PIB_IP_BIT(PIB_IP4) : 0) |
-	       (sw->sk[PIB_IP6] ? PIB_IP_BIT(PIB_IP6) : 0);
+	       (sw->udp->sk[PIB_IP6] ? PIB_IP_BIT(PIB_IP6) : 0);
 }
 
 /* The switch's hello, or its bye, in @pkt (PIB_HELLO_PKT_LEN bytes). */
@@ -302,8 +302,7 @@ static void pib_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!rx.sw || !pib_skb_source(sk, skb, &rx.saddr, &rx.ttl))
 		goto out;
 	/* A single datagram's UDP checksum, where nothing checked it. */
-	if (!skb_is_gso(skb) && !skb_csum_unnecessary(skb) &&
-	    __skb_checksum_complete(skb)) {
+	if (!skb_is_gso(skb) && udp_lib_checksum_complete(skb)) {
 		atomic64_inc(&rx.sw->udp_csum_errors);
 		goto out;
 	}
@@ -393,9 +392,9 @@ static void pib_switch_xmit4(struct pib_switch *sw, __be32 daddr,
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
-	udp_tunnel_xmit_skb(rt, sw->sk[PIB_IP4], skb, saddr, daddr, 0, ttl, 0,
-			    htons(pib_udp_port), htons(pib_udp_port), false,
-			    false, 0);
+	udp_tunnel_xmit_skb(rt, sw->udp->sk[PIB_IP4], skb, saddr, daddr, 0,
+			    ttl, 0, htons(pib_udp_port), htons(pib_udp_port),
+			    false, false, 0);
 }
 
 /*
@@ -414,7 +413,7 @@ static struct dst_entry *pib_switch_route6(struct pib_switch *sw,
 	};
 	struct dst_entry *dst;
 
-	dst = ip6_dst_lookup_flow(dev_net(sw->ndev), sw->sk[PIB_IP6], &fl,
+	dst = ip6_dst_lookup_flow(dev_net(sw->ndev), sw->udp->sk[PIB_IP6], &fl,
 				  NULL);
 	if (IS_ERR(dst))
 		return NULL;
@@ -438,16 +437,16 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
 	struct in6_addr to, saddr;
 
 	memcpy(&to, daddr->b, sizeof(to));
-	if (IS_ENABLED(CONFIG_IPV6) && sw->sk[PIB_IP6])
+	if (IS_ENABLED(CONFIG_IPV6) && sw->udp->sk[PIB_IP6])
 		dst = pib_switch_route6(sw, &to, &saddr);
 	if (!dst) {
 		kfree_skb(skb);
 		return;
 	}
 	ttl = min_t(int, ttl, ip6_dst_hoplimit(dst));
-	udp_tunnel6_xmit_skb(dst, sw->sk[PIB_IP6], skb, NULL, &saddr, &to, 0,
-			     ttl, 0, htons(pib_udp_port), htons(pib_udp_port),
-			     false, 0);
+	udp_tunnel6_xmit_skb(dst, sw->udp->sk[PIB_IP6], skb, NULL, &saddr,
+			     &to, 0, ttl, 0, htons(pib_udp_port),
+			     htons(pib_udp_port), false, 0);
 }
 
 /**
@@ -629,7 +628,7 @@ static void pib_switch_send_hello(struct pib_switch *sw, bool bye)
 
 	pib_switch_hello_build(sw, bye, pkt);
 	pib_switch_hello_to(sw, &bcast, pkt, GFP_KERNEL);
-	if (sw->sk[PIB_IP6])
+	if (sw->udp->sk[PIB_IP6])
 		pib_switch_hello_to(sw, &pib_ip6_all_nodes, pkt, GFP_KERNEL);
 	spin_lock_bh(&pib_static_peers_lock);
 	n = pib_num_static_peers;
@@ -793,6 +792,7 @@ static int pib_udp_open(struct pib_udp *udp, enum pib_ip_family f)
 /*
  * Both sockets of a namespace's new struct pib_udp; on a kernel whose IPv6
  * is disabled (ipv6.disable=1, or built without it) the IPv4 one alone.
+ * On an error, what it opened stays for pib_udp_free().
  */
 static int pib_udp_open_all(struct pib_udp *udp)
 {
@@ -805,42 +805,7 @@ static int pib_udp_open_all(struct pib_udp *udp)
 		pr_info_once("IPv6 is not available: pib uses IPv4 alone\n");
 		return 0;
 	}
-	if (err) {
-		rcu_assign_sk_user_data(udp->sk[PIB_IP4], NULL);
-		synchronize_rcu();
-		pib_udp_close(udp->sk[PIB_IP4]);
-	}
 	return err;
-}
-
-/*
- * The sockets of @net, opened by its first switch; under
- * pib_switches_lock.
- */
-static struct pib_udp *pib_udp_get(struct net *net)
-{
-	struct pib_udp *udp;
-	int err;
-
-	list_for_each_entry(udp, &pib_udps, list) {
-		if (net_eq(udp->net, net)) {
-			udp->users++;
-			return udp;
-		}
-	}
-	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
-	if (!udp)
-		return ERR_PTR(-ENOMEM);
-	udp->net = net;
-	udp->users = 1;
-	xa_init(&udp->switches);
-	err = pib_udp_open_all(udp);
-	if (err) {
-		kfree(udp);
-		return ERR_PTR(err);
-	}
-	list_add(&udp->list, &pib_udps);
-	return udp;
 }
 
 /*
@@ -856,8 +821,9 @@ static bool pib_udp_unuse(struct pib_udp *udp)
 }
 
 /*
- * Close the sockets of @udp, which no switch uses any more, and free it;
- * @ndev is the last switch's netdev (pib_synchronize_rcu()).
+ * Close the sockets of @udp (those it has), which no switch uses any
+ * more, and free it; @ndev is the netdev of its last switch, or of the
+ * one that could not open them (pib_synchronize_rcu()).
  */
 static void pib_udp_free(struct pib_udp *udp, const struct net_device *ndev)
 {
@@ -887,6 +853,37 @@ static void pib_udp_put(struct pib_udp *udp, const struct net_device *ndev)
 	mutex_unlock(&pib_switches_lock);
 	if (last)
 		pib_udp_free(udp, ndev);
+}
+
+/*
+ * The sockets of @ndev's namespace, opened by its first switch; under
+ * pib_switches_lock.
+ */
+static struct pib_udp *pib_udp_get(const struct net_device *ndev)
+{
+	struct net *net = dev_net(ndev);
+	struct pib_udp *udp;
+	int err;
+
+	list_for_each_entry(udp, &pib_udps, list) {
+		if (net_eq(udp->net, net)) {
+			udp->users++;
+			return udp;
+		}
+	}
+	udp = kzalloc(sizeof(*udp), GFP_KERNEL);
+	if (!udp)
+		return ERR_PTR(-ENOMEM);
+	udp->net = net;
+	udp->users = 1;
+	xa_init(&udp->switches);
+	err = pib_udp_open_all(udp);
+	if (err) {
+		pib_udp_free(udp, ndev);
+		return ERR_PTR(err);
+	}
+	list_add(&udp->list, &pib_udps);
+	return udp;
 }
 
 /*
@@ -939,10 +936,9 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
 	sw->trap_tat = jiffies;
-	sw->udp = sw->mft ? pib_udp_get(dev_net(ndev)) : ERR_PTR(-ENOMEM);
+	sw->udp = sw->mft ? pib_udp_get(ndev) : ERR_PTR(-ENOMEM);
 	err = PTR_ERR_OR_ZERO(sw->udp);
 	if (!err) {
-		memcpy(sw->sk, sw->udp->sk, sizeof(sw->sk));
 		/* from here on, what comes in on @ndev is the switch's */
 		err = xa_insert(&sw->udp->switches, ndev->ifindex, sw,
 				GFP_KERNEL);
