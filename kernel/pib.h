@@ -394,6 +394,8 @@ struct pib_udp;
  *	where the kernel has IPv6 disabled)
  * @dying: the switch is going away: no work may be queued (under @lock)
  * @guid: switch node GUID
+ * @node_desc: NodeDescription, "pib switch <host name> <netdev>", the host
+ *	name of the UTS namespace that added the first device (a container's)
  * @incarnation: drawn when the switch was made, said in its hellos
  * @speaking: its first device is on it: it says hello and hears peers'
  *	(under @lock)
@@ -451,6 +453,7 @@ struct pib_switch {
 	struct pib_udp *udp;
 	bool dying;
 	u64 guid;
+	char node_desc[IB_DEVICE_NODE_DESC_MAX];
 	u16 incarnation;
 	bool speaking;
 	struct delayed_work hello_work;

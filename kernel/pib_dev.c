@@ -373,8 +373,9 @@ static struct pib_dev *pib_dev_alloc(const char *name, struct net_device *ndev,
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->node_guid = dev->guid;
+	/* The host name of the UTS namespace that adds it: a container's. */
 	snprintf(ibdev->node_desc, sizeof(ibdev->node_desc), "%s %s",
-		 init_utsname()->nodename, name);
+		 utsname()->nodename, name);
 	return dev;
 }
 

@@ -19,6 +19,7 @@
 #include <linux/inetdevice.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <linux/utsname.h>
 #include <net/addrconf.h>
 #include <net/ip6_route.h>
 #include <net/route.h>
@@ -916,6 +917,8 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		return ERR_PTR(-ENOMEM);
 	sw->ndev = ndev;
 	sw->guid = pib_guid_from_mac(ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
+	snprintf(sw->node_desc, sizeof(sw->node_desc), "pib switch %s %s",
+		 utsname()->nodename, netdev_name(ndev));
 	sw->incarnation = get_random_u32() % PIB_HELLO_INCARNATION + 1;
 	spin_lock_init(&sw->lock);
 	pib_peers_init(&sw->peers, pib_now_ms());

@@ -7,7 +7,6 @@
  * the ports' logical states. Port 0's M_Key guards the whole switch, as an
  * HCA port's guards its SMA.
  */
-#include <linux/utsname.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 
@@ -61,8 +60,7 @@ static u16 pib_sw_get_node_info(struct pib_switch *sw, unsigned int in_port,
 static u16 pib_sw_get_node_desc(struct pib_switch *sw, unsigned int in_port,
 				struct ib_smp *smp)
 {
-	snprintf(smp->data, IB_SMP_DATA_SIZE, "pib switch %s %s",
-		 init_utsname()->nodename, netdev_name(sw->ndev));
+	memcpy(smp->data, sw->node_desc, sizeof(sw->node_desc));
 	return 0;
 }
 

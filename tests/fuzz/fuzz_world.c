@@ -404,6 +404,8 @@ static struct pib_switch *fuzz_switch_new(void)
 
 	sw->ndev = &fuzz_world.ndev;
 	sw->guid = pib_guid_from_mac(sw->ndev->dev_addr, PIB_SWITCH_GUID_INDEX);
+	snprintf(sw->node_desc, sizeof(sw->node_desc), "pib switch fuzzhost %s",
+		 netdev_name(sw->ndev));
 	spin_lock_init(&sw->lock);
 	sw->subnet_prefix = PIB_GID_PREFIX;
 	sw->pkeys[0] = PIB_DEFAULT_PKEY;
