@@ -6,6 +6,16 @@
 # exits non-zero if any check failed (pib_done).
 
 pib_failures=0
+# Whether the host is a network namespace of a guest that is the whole LAN
+# (rig/lan --netns), and its RDMA device's name (pib_fabric_up adds it):
+# pibeth0, or pibh<i> in a netns LAN, where device names are the kernel's,
+# not a namespace's. There every host sees every host's RDMA device (the
+# kernel's shared mode): the tools that take the first device they find
+# get -C/-d $PIB_DEV.
+PIB_NETNS=${PIB_NETNS:-0}
+# dev_of HOST: host HOST's device.
+dev_of() { if [ "$PIB_NETNS" = 1 ]; then echo "pibh$1"; else echo pibeth0; fi; }
+PIB_DEV=$(dev_of "$PIB_HOST")
 
 ok() { echo "ok - $* [$SECONDS s]"; }
 fail() { echo "FAIL - $* [$SECONDS s]"; pib_failures=$((pib_failures + 1)); }
@@ -67,6 +77,13 @@ expect_match() {
 	fi
 }
 
+# sw_debugfs [NETDEV]: the debugfs file of the switch on NETDEV (eth0) of
+# this host. pib names a switch outside the first network namespace
+# NETDEV@INODE, INODE its namespace's.
+pib_netns_inode=""
+[ "$PIB_NETNS" = 0 ] || pib_netns_inode=@$(stat -L -c %i /proc/self/ns/net)
+sw_debugfs() { echo "/sys/kernel/debug/pib/${1:-eth0}$pib_netns_inode"; }
+
 # lan_diag [NETDEV]: what to see when a peer is not heard: the switch's
 # debugfs (peers, refusals, drops), the netdev's addresses, counters and
 # queue (a stuck transmit queue shows a backlog), the kernel's UDP
@@ -74,7 +91,7 @@ expect_match() {
 lan_diag() {
 	local n=${1:-eth0} i
 	echo "# lan_diag $n:"
-	cat "/sys/kernel/debug/pib/$n" 2>&1
+	cat "$(sw_debugfs "$n")" 2>&1
 	ip -s addr show "$n" 2>&1
 	tc -s qdisc show dev "$n" 2>&1
 	ethtool -S "$n" 2>/dev/null | grep -E 'tx_queue_0|rx_queue_0'
@@ -126,6 +143,17 @@ wait_for() {
 	done
 }
 
+# pib_install_files MAKE-VARIABLE...: make install and the module index
+# from the host, once per boot (pib_install holds the lock).
+pib_install_files() {
+	[ -e /run/pib-installed ] && return 0
+	make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true "$@" >/dev/null ||
+		{ fail "make install"; return 1; }
+	cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
+		{ fail "module index from the host"; return 1; }
+	touch /run/pib-installed
+}
+
 # pib_install: install pib the way a user does (make install), and load the
 # RDMA modules that udev would load on a real host. depmod is slow under
 # emulation, so the module index comes precomputed from the host (rig/lan).
@@ -146,14 +174,9 @@ pib_install() {
 	v=("$PIB_BUILD"/provider/libpib-rdmav*.so)
 	so=${v[0]##*rdmav}
 	[ ${#v[@]} = 1 ] && [ -f "${v[0]}" ] && known+=(PABI="${so%.so}")
-	# (once per boot: the platform scenario runs several in one)
-	if [ ! -e /run/pib-installed ]; then
-		make -s -C "$PIB_SRC" install BUILD="$PIB_BUILD" DEPMOD=true "${known[@]}" >/dev/null ||
-			{ fail "make install"; pib_done; }
-		cp "$PIB_BUILD/rig/modindex-$PIB_KVER"/modules.* "/lib/modules/$PIB_KVER/" ||
-			{ fail "module index from the host"; pib_done; }
-		touch /run/pib-installed
-	fi
+	# (once per boot: the platform scenario runs several in one, and the
+	# hosts of a netns LAN share it)
+	{ flock 9 && pib_install_files "${known[@]}"; } 9>/run/pib-install.lock || pib_done
 	modprobe -a ib_uverbs ib_umad || { fail "modprobe ib_uverbs ib_umad"; pib_done; }
 }
 
@@ -176,32 +199,33 @@ pib_lo_pair_up() {
 	done
 }
 
-# pib_fabric_up: every host adds pibeth0 on $PIB_NETDEV (default eth0) and
-# hears all its peers, host $PIB_SM_HOST (default 1) starts opensm (log in
-# $PIB_RESULTS/opensm.log), every port becomes ACTIVE, and each host's LID
-# is in $PIB_RESULTS/lid.N for the others.
+# pib_fabric_up: every host adds $PIB_DEV (pibeth0) on $PIB_NETDEV (default
+# eth0) and hears all its peers, host $PIB_SM_HOST (default 1) starts
+# opensm on its port (log in $PIB_RESULTS/opensm.log), every port becomes
+# ACTIVE, and each host's LID is in $PIB_RESULTS/lid.N for the others.
 # Emulated guests are slow: MADs get 1 s instead of 200 ms; the log is
 # flushed after each message so that it can be checked while opensm runs.
 pib_fabric_up() {
-	local p=/sys/class/infiniband/pibeth0/ports/1 lid ndev=${PIB_NETDEV:-eth0}
+	local p=/sys/class/infiniband/$PIB_DEV/ports/1 lid ndev=${PIB_NETDEV:-eth0}
 	local sm=${PIB_SM_HOST:-1}
-	check "rdma link add pibeth0" rdma link add pibeth0 type pib netdev "$ndev"
+	check "rdma link add $PIB_DEV" rdma link add "$PIB_DEV" type pib netdev "$ndev"
 	# The hosts boot at their own pace: each hears the others once all of
 	# them have a device.
 	barrier linked
 	check "all peers heard" wait_for 60 sh -c \
-		"[ \$(grep -c ' up$' /sys/kernel/debug/pib/$ndev) = $((PIB_HOSTS - 1)) ]" ||
+		"[ \$(grep -c ' up$' $(sw_debugfs "$ndev")) = $((PIB_HOSTS - 1)) ]" ||
 		lan_diag "$ndev"
 	barrier ready
 	if [ "$PIB_HOST" = "$sm" ]; then
 		# shellcheck disable=SC2086 # (opensm's extra arguments, split)
-		opensm -B -d 2 -t 1000 ${PIB_OPENSM_ARGS:-} -f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
+		opensm -B -d 2 -t 1000 -g "$(ibstat -p "$PIB_DEV")" ${PIB_OPENSM_ARGS:-} \
+			-f "$PIB_RESULTS/opensm.log" >/dev/null 2>&1
 	fi
-	if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE $p/state; then
+	if ! check "port ACTIVE under opensm" wait_for 300 grep -q ACTIVE "$p/state"; then
 		[ "$PIB_HOST" = "$sm" ] && grep "ERR " "$PIB_RESULTS/opensm.log" | tail -n 20
-		cat "/sys/kernel/debug/pib/$ndev"
+		cat "$(sw_debugfs "$ndev")"
 	fi
-	lid=$(cat $p/lid)
+	lid=$(cat "$p/lid")
 	check "a LID ($lid)" test "$lid" != 0x0
 	echo $((lid)) > "$PIB_RESULTS/lid.$PIB_HOST"
 	barrier active
@@ -219,6 +243,9 @@ ipoib_partitions() {
 # ipoib_up [MODULE...]: load ib_ipoib (and MODULEs), give ib0 the address
 # 10.98.0.<host>/24 and wait until it has joined the broadcast group.
 ipoib_up() {
+	# (ib_ipoib makes every device's netdev in the guest's first network
+	# namespace: no host of a netns LAN has it)
+	[ "$PIB_NETNS" = 0 ] || { fail "ipoib_up: a scenario with IPoIB needs guests"; pib_done; }
 	check "modprobe ib_ipoib $*" modprobe -a ib_ipoib "$@"
 	check "ib0 appears" wait_for 10 test -e /sys/class/net/ib0
 	check "ib0 address" ip addr add "10.98.0.$PIB_HOST/24" dev ib0

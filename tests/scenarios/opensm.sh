@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 3
 # timeout: 900
+# lan: netns
 # opensm (Debian's, unmodified) on host1 brings a 3-host pib fabric up:
 # every port ACTIVE with a unique LID. Then the infiniband-diags see what
 # the IBA says a fabric of 3 switches in a full mesh and 3 CAs must show,
@@ -17,25 +18,25 @@ if [ "$PIB_HOST" = 2 ]; then
 	dumpcap=$!
 fi
 pib_fabric_up
-p=/sys/class/infiniband/pibeth0/ports/1
+p=/sys/class/infiniband/$PIB_DEV/ports/1
 lid=$(lid_of "$PIB_HOST")
 for i in $(seq "$PIB_HOSTS"); do
 	[ "$i" = "$PIB_HOST" ] && continue
 	check "LID differs from host$i's" test "$(lid_of "$i")" != "$lid"
 done
-expect_eq "SM LID is host1's LID" $(($(cat $p/sm_lid))) "$(lid_of 1)"
-st=$(ibstat pibeth0)
+expect_eq "SM LID is host1's LID" $(($(cat "$p/sm_lid"))) "$(lid_of 1)"
+st=$(ibstat "$PIB_DEV")
 expect_match "ibstat: Active" "$st" 'State: Active'
 expect_match "ibstat: SM lid" "$st" "SM lid: $(lid_of 1)\$"
 # This host's switch: its LID is on port 0.
-swlid=$(smpquery -C pibeth0 -P 1 -D portinfo 0,1 0 | sed -n 's/^Lid:\.*//p')
+swlid=$(smpquery -C "$PIB_DEV" -P 1 -D portinfo 0,1 0 | sed -n 's/^Lid:\.*//p')
 check "own switch has a LID ($swlid)" test "${swlid:-0}" != 0
 echo "$swlid" > "$PIB_RESULTS/swlid.$PIB_HOST"
 
 # diag_from_host2: the diagnostics, from a host without the SM.
 diag_from_host2() {
 	local net out
-	net=$(timeout 300 ibnetdiscover -C pibeth0 -P 1 2>&1)
+	net=$(timeout 300 ibnetdiscover -C "$PIB_DEV" -P 1 2>&1)
 	echo "$net"
 	expect_eq "ibnetdiscover: 3 switches" "$(grep -c '^Switch' <<<"$net")" 3
 	expect_eq "ibnetdiscover: 3 CAs" "$(grep -c '^Ca' <<<"$net")" 3
@@ -44,12 +45,12 @@ diag_from_host2() {
 		"$(grep -c '^\[1\].*"H-' <<<"$net")" 3
 	expect_eq "ibnetdiscover: links switch-switch" \
 		"$(grep -c '^\[6[56]\].*"S-' <<<"$net")" 6
-	out=$(timeout 300 iblinkinfo -C pibeth0 -P 1 2>&1)
+	out=$(timeout 300 iblinkinfo -C "$PIB_DEV" -P 1 2>&1)
 	grep 'Active/ *LinkUp\|^CA\|^Switch' <<<"$out"
 	# 3 links per switch, and each CA's own port.
 	expect_eq "iblinkinfo: 9 switch ports and 3 CA ports active" \
 		"$(grep -c 'Active/ *LinkUp' <<<"$out")" 12
-	out=$(timeout 60 ibroute -C pibeth0 -P 1 "$swlid" 2>&1)
+	out=$(timeout 60 ibroute -C "$PIB_DEV" -P 1 "$swlid" 2>&1)
 	echo "$out"
 	expect_match "ibroute: LFT of this host's switch" "$out" \
 		'6 valid lids dumped'
@@ -58,40 +59,40 @@ diag_from_host2() {
 	expect_match "ibroute: own LID goes to port 1" "$out" \
 		"^$(printf '0x%04x' "$lid") 001 "
 	expect_match "smpquery nodeinfo (LID-routed)" \
-		"$(timeout 60 smpquery -C pibeth0 -P 1 nodeinfo "$(lid_of 1)" 2>&1)" \
+		"$(timeout 60 smpquery -C "$PIB_DEV" -P 1 nodeinfo "$(lid_of 1)" 2>&1)" \
 		'NodeType:\.*Channel Adapter'
 	expect_match "smpquery portinfo (LID-routed)" \
-		"$(timeout 60 smpquery -C pibeth0 -P 1 portinfo "$(lid_of 3)" 1 2>&1)" \
+		"$(timeout 60 smpquery -C "$PIB_DEV" -P 1 portinfo "$(lid_of 3)" 1 2>&1)" \
 		'LinkState:\.*Active'
 	expect_match "smpquery nodeinfo of a switch" \
-		"$(timeout 60 smpquery -C pibeth0 -P 1 nodeinfo "$(cat "$PIB_RESULTS/swlid.1")" 2>&1)" \
+		"$(timeout 60 smpquery -C "$PIB_DEV" -P 1 nodeinfo "$(cat "$PIB_RESULTS/swlid.1")" 2>&1)" \
 		'NodeType:\.*Switch'
 	expect_match "sminfo: a master SM" \
-		"$(timeout 60 sminfo -C pibeth0 -P 1 2>&1)" \
+		"$(timeout 60 sminfo -C "$PIB_DEV" -P 1 2>&1)" \
 		"sm lid $(lid_of 1) .*SMINFO_MASTER"
 	expect_match "perfquery: local port" \
-		"$(timeout 60 perfquery -C pibeth0 -P 1 2>&1)" 'PortXmitPkts:\.*[1-9]'
+		"$(timeout 60 perfquery -C "$PIB_DEV" -P 1 2>&1)" 'PortXmitPkts:\.*[1-9]'
 	expect_match "perfquery: host1's port" \
-		"$(timeout 60 perfquery -C pibeth0 -P 1 "$(lid_of 1)" 1 2>&1)" \
+		"$(timeout 60 perfquery -C "$PIB_DEV" -P 1 "$(lid_of 1)" 1 2>&1)" \
 		'PortXmitPkts:\.*[1-9]'
-	out=$(timeout 60 saquery -C pibeth0 -P 1 NR 2>&1)
+	out=$(timeout 60 saquery -C "$PIB_DEV" -P 1 NR 2>&1)
 	expect_eq "saquery: 6 node records" "$(grep -c 'NodeRecord dump' <<<"$out")" 6
-	out=$(timeout 60 saquery -C pibeth0 -P 1 --src-to-dst "$lid:$(lid_of 3)" 2>&1)
+	out=$(timeout 60 saquery -C "$PIB_DEV" -P 1 --src-to-dst "$lid:$(lid_of 3)" 2>&1)
 	echo "$out"
 	expect_match "saquery: path record to host3" "$out" \
 		"dlid\.*$(lid_of 3)\$"
-	out=$(timeout 60 ibtracert -C pibeth0 -P 1 "$lid" "$(lid_of 1)" 2>&1)
+	out=$(timeout 60 ibtracert -C "$PIB_DEV" -P 1 "$lid" "$(lid_of 1)" 2>&1)
 	echo "$out"
 	expect_match "ibtracert: to host1 through 2 switches" \
 		"$(grep -c 'switch port' <<<"$out")" '^2$'
-	expect_match "ibtracert: ends at host1" "$out" 'To ca .*"host1 pibeth0"'
-	out=$(timeout 60 ibping -C pibeth0 -P 1 -c 3 "$(lid_of 3)" 2>&1)
+	expect_match "ibtracert: ends at host1" "$out" "To ca .*\"host1 $(dev_of 1)\""
+	out=$(timeout 60 ibping -C "$PIB_DEV" -P 1 -c 3 "$(lid_of 3)" 2>&1)
 	echo "$out"
 	expect_match "ibping: host3 answers" "$out" '3 packets transmitted, 3 received'
 }
 
 if [ "$PIB_HOST" = 3 ]; then
-	ibping -C pibeth0 -P 1 -S >/dev/null 2>&1 &
+	ibping -C "$PIB_DEV" -P 1 -S >/dev/null 2>&1 &
 	echo $! > /tmp/ibping.pid
 fi
 barrier diag
@@ -139,7 +140,7 @@ if [ "$PIB_HOST" = 1 ]; then
 			grep -Ev 'ERR 5430: .* Method 0x[89][0-9A-Fa-f], .* failed -5 \(Invalid argument\)$|ERR 4C04: osm_vendor_send failed' |
 			tail -n 20)" ""
 fi
-cat /sys/kernel/debug/pib/eth0
+cat "$(sw_debugfs)"
 barrier "done"
 [ "$PIB_HOST" = 3 ] && kill "$(cat /tmp/ibping.pid)"
 [ "$PIB_HOST" = 1 ] && kill "$(pidof opensm)" 2>/dev/null

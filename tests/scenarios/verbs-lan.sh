@@ -2,17 +2,19 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # hosts: 2
 # timeout: 1800
+# lan: netns
 # The data path across the LAN, under opensm: ibv_*_pingpong with their
 # data checks, and perftest for every transport and operation (sizes from
 # 1 byte up with -a, several QPs, bidirectional, XRC, on-demand paging),
-# unmodified.
+# unmodified. The hosts are namespaces of one guest (rig/lan --netns) on a
+# bridge of veths, which hand a UDP GSO batch over whole.
 # shellcheck source=../lib.sh
 . "$PIB_SRC/tests/lib.sh"
 
 pib_install
 pib_fabric_up
-PAIR_DEV=pibeth0
-verbs_suite "$(ibv_devinfo -d pibeth0 | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
+PAIR_DEV=$PIB_DEV
+verbs_suite "$(ibv_devinfo -d "$PIB_DEV" | sed -n 's/.*active_mtu:[[:space:]]*\([0-9]*\).*/\1/p')"
 # XRC: perftest's XRC domain, SRQs and INI/TGT QPs.
 pair_run send_bw_xrc 120 ib_send_bw -c XRC -n 100 -F
 pair_run read_bw_xrc 120 ib_read_bw -c XRC -n 100 -F
@@ -22,7 +24,7 @@ pair_run send_bw_odp 120 ib_send_bw --odp -n 100 -s 65536 -F
 pair_run write_bw_odp 120 ib_write_bw --odp -n 100 -s 65536 -F
 pair_run read_bw_odp 120 ib_read_bw --odp -n 100 -s 65536 -F
 # iproute2 6.x (Debian 13 on) prints one counter per line: join them.
-stats=$(rdma statistic show link pibeth0/1 | tr -s ' \n' ' ')
+stats=$(rdma statistic show link "$PIB_DEV/1" | tr -s ' \n' ' ')
 expect_match "rdma statistic shows the transport's counters" "$stats" \
 	'retransmit_timeouts [0-9]+ .*read_response_gaps [0-9]+'
 # (host1 answers the WRITEs and READs)
@@ -30,11 +32,12 @@ expect_match "rdma statistic shows the transport's counters" "$stats" \
 	"$stats" 'odp_responder_faults [1-9]'
 # Both hosts sent messages of many packets (host1 READ responses): runs of
 # them left as UDP GSO batches.
-sw=$(cat /sys/kernel/debug/pib/eth0)
+sw=$(cat "$(sw_debugfs)")
 expect_match "messages left in UDP GSO batches" "$sw" '^batches_tx [1-9]'
-# ... and the receiving NIC's GRO (virtio-net) merged runs of them, which
-# pib took apart again; all with good UDP checksums.
-expect_match "runs of datagrams received as one skb (GRO)" "$sw" '^batches_rx [1-9]'
+# ... and came in as runs of datagrams in one skb (the batch itself, over
+# veth; GRO's merge on a NIC), which pib took apart again; all with good
+# UDP checksums.
+expect_match "runs of datagrams received as one skb" "$sw" '^batches_rx [1-9]'
 expect_match "no bad UDP checksums" "$sw" '^udp_csum_errors 0$'
 echo "$sw"
 pib_done
