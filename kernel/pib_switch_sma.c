@@ -60,6 +60,7 @@ static u16 pib_sw_get_node_info(struct pib_switch *sw, unsigned int in_port,
 static u16 pib_sw_get_node_desc(struct pib_switch *sw, unsigned int in_port,
 				struct ib_smp *smp)
 {
+	BUILD_BUG_ON(sizeof(sw->node_desc) > IB_SMP_DATA_SIZE);
 	memcpy(smp->data, sw->node_desc, sizeof(sw->node_desc));
 	return 0;
 }

@@ -495,7 +495,6 @@ static inline const char *netdev_name(const struct net_device *d)
 	return d->name;
 }
 
-
 /* CRC-32 (crc32_le of lib/crc32.c: reflected 0x04C11DB7, no inversion). */
 u32 crc32_le(u32 crc, const unsigned char *p, size_t len);
 
