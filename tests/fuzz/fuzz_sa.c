@@ -45,6 +45,7 @@
 #include "../unit/sm_fixture.h"
 #include "fuzz_check.h"
 #include "sm_sa.h"
+#include "sm_sa_int.h"
 
 #define SA_MAX_RECORDS	32
 #define SA_PREFIX	0xfe80000000000000ULL
@@ -226,22 +227,19 @@ static void check_sa(const struct sm_sa *sa)
 	}
 }
 
-/*
- * The ports the SA owes a ClientReregister are ports of @f; those it
- * keeps are of @f, or were missed by at most SM_SA_PORT_GRACE sweeps.
- */
+/* @guid is an end port of @f (a switch's port 0, or a CA's port). */
 static int in_fabric(const struct sm_fabric *f, uint64_t guid)
 {
-	unsigned int p;
-	int i;
+	unsigned int port;
+	int node;
 
-	for (i = 0; i < f->num_nodes; i++)
-		for (p = 0; p <= f->node[i].num_ports; p++)
-			if (f->node[i].port[p].guid == guid)
-				return 1;
-	return 0;
+	return sm_sa_guid_port(f, guid, &node, &port);
 }
 
+/*
+ * The ports the SA owes a ClientReregister are end ports of @f; those it
+ * keeps are of @f, or were missed by at most SM_SA_PORT_GRACE sweeps.
+ */
 static void check_ports(const struct sm_sa *sa, const struct sm_fabric *f)
 {
 	unsigned int i;
