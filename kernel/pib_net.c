@@ -811,7 +811,8 @@ static int pib_udp_open_all(struct pib_udp *udp)
 
 /*
  * A switch no longer uses @udp; under pib_switches_lock. True for the
- * last one, which then frees it (pib_udp_free()), the lock dropped.
+ * last one, which then frees it (pib_udp_free()): pib_udp_put() with the
+ * lock dropped, a switch that failed to start under it.
  */
 static bool pib_udp_unuse(struct pib_udp *udp)
 {
