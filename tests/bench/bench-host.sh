@@ -110,8 +110,9 @@ status() {
 }
 
 # $perf_wrap ID CMD... runs CMD under a system-wide `perf record` and
-# leaves where the CPU time went in $runs: ID.perf.host<i> (by function)
-# and ID.perf-calls.host<i> (with what each called). Under emulation each
+# leaves where the CPU time went in $runs: ID.perf.host<i> (by program
+# and function; the kernel's modules count as the kernel) and
+# ID.perf-calls.host<i> (with what each called). Under emulation each
 # sample's interrupt is slow, and perf would throttle its rate to almost
 # nothing: perf_cpu_time_max_percent=0 lets it be. There is no PMU:
 # samples come from a timer, and what ran with interrupts off shows as
@@ -124,8 +125,8 @@ id=\$1
 shift
 perf record -q -e cpu-clock -F 999 -a -g -o /tmp/perf.\$id -- "\$@"
 st=\$?
-perf report -i /tmp/perf.\$id --stdio --no-children --sort sym -g none \\
-	--percent-limit 0.5 >$runs/\$id.perf.host$PIB_HOST 2>&1
+perf report -i /tmp/perf.\$id --stdio --no-children --sort dso,sym -g none \\
+	--percent-limit 0.05 >$runs/\$id.perf.host$PIB_HOST 2>&1
 perf report -i /tmp/perf.\$id --stdio --children --sort sym -g none \\
 	--percent-limit 1 >$runs/\$id.perf-calls.host$PIB_HOST 2>&1
 rm -f /tmp/perf.\$id
@@ -307,7 +308,10 @@ step() {
 		cmd=("ib_$test" -n "$iters") parse=bw_avg bytes=$((size * iters * qps))
 		[ "$qps" = 1 ] || cmd+=(-q "$qps")
 		;;
-	*_lat) cmd=("ib_$test" -n "$lat_iters") parse=lat_typ ;;
+	*_lat)
+		iters=${iters:-$lat_iters}
+		cmd=("ib_$test" -n "$iters") parse=lat_typ
+		;;
 	esac
 	cmd+=(-F -i 1 -s "$size" -p @PORT@)
 	# (perf's report takes its time: seconds the runs get besides)
@@ -339,14 +343,19 @@ for round in $(seq "$rounds"); do
 		done
 	done
 done
-# BENCH_PROFILE=1: the bandwidth tests at the largest size once more, each
-# under perf on both hosts (their numbers are not in the table), with ten
-# times the messages, so that the transfer outweighs the setup.
+# BENCH_PROFILE=1: the bandwidth tests at the largest size and the latency
+# tests at the smallest once more, each under perf on both hosts (their
+# numbers are not in the table), with ten times the messages, so that the
+# transfer outweighs the setup.
 if [ "$profile" = 1 ]; then
 	for test in $tests; do
-		[ "${test%_bw}" != "$test" ] || continue
-		step profile "$test" "${bw_sizes##* }" pib 1 $((bw_iters * 10))
-		step profile "$test" "${bw_sizes##* }" rxe 1 $((bw_iters * 10))
+		if [ "${test%_bw}" != "$test" ]; then
+			size=${bw_sizes##* } iters=$((bw_iters * 10))
+		else
+			size=${lat_sizes%% *} iters=$((lat_iters * 10))
+		fi
+		step profile "$test" "$size" pib 1 "$iters"
+		step profile "$test" "$size" rxe 1 "$iters"
 	done
 fi
 # The sweep: 16 MiB a run (20 to 1000 messages).
