@@ -15,6 +15,7 @@
 #include <linux/udp.h>
 #include <linux/xarray.h>
 #include <linux/crc32.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
@@ -385,6 +386,16 @@ struct pib_sw_port {
 struct pib_udp;
 
 /**
+ * struct pib_route_tags - per CPU, the peer address each of a switch's
+ *	cached routes was looked up for (struct pib_switch.routes): a slot's
+ *	peer may move, and the route is good only for the address it was for
+ * @addr: by peer slot
+ */
+struct pib_route_tags {
+	struct pib_ip addr[PIB_MAX_PEERS];
+};
+
+/**
  * struct pib_switch - the virtual switch of one netdev
  * @list: entry on pib_switches
  * @ndev: the netdev; a reference is held
@@ -445,6 +456,12 @@ struct pib_udp;
  * @batched_rx: the datagrams they carried
  * @udp_csum_errors: datagrams dropped for a bad UDP checksum
  * @drops: received datagrams dropped, by enum pib_pkt_err
+ * @routes: by peer slot, the IP route to the peer, cached per CPU
+ *	(pib_net.c): a route lookup per batch or packet costs more than the
+ *	rest of the way down to the NIC
+ * @route_tags: per CPU, the address each slot's cached route is for
+ * @routes_cached: sends to a peer that took the cached route
+ * @route_lookups: sends to a peer that looked the route up (and cached it)
  */
 struct pib_switch {
 	struct list_head list;
@@ -499,6 +516,10 @@ struct pib_switch {
 	atomic64_t batched_rx;
 	atomic64_t udp_csum_errors;
 	atomic64_t drops[PIB_PKT_NUM_ERRS];
+	struct dst_cache routes[PIB_MAX_PEERS];
+	struct pib_route_tags __percpu *route_tags;
+	atomic64_t routes_cached;
+	atomic64_t route_lookups;
 };
 
 /**
@@ -1466,9 +1487,13 @@ void pib_switch_put(struct pib_switch *sw);
 void pib_net_init(void);
 void pib_net_exit(void);
 void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
-		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp);
+		     int slot, const u8 *pkt, unsigned int len, u8 ttl,
+		     gfp_t gfp);
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
-			 struct sk_buff *skb, u8 ttl);
+			 int slot, struct sk_buff *skb, u8 ttl);
+
+/* The slot of a destination that is no peer's (hellos): no cached route. */
+#define PIB_SLOT_NONE		(-1)
 
 /*
  * The hop limit. An LRH has no TTL, so a datagram's IP TTL is its hop
@@ -1560,7 +1585,7 @@ bool pib_strict_rd_atomic(struct pib_qp *qp, bool dup);
 void pib_capture_dev_add(struct pib_dev *dev, struct dentry *parent);
 void pib_capture_dev_remove(struct pib_dev *dev);
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len, u8 ttl);
+		      unsigned int len, const struct pib_pkt *pkt, u8 ttl);
 void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list);
 bool pib_switch_port_up(struct pib_switch *sw, unsigned int port,
@@ -1594,7 +1619,8 @@ void pib_ring_consume(struct pib_ring *ring);
 void pib_ring_produce(struct pib_ring *ring);
 
 /* pib_recv.c: packets in and out of the port */
-void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len);
+void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len,
+		     const struct pib_pkt *pkt);
 void pib_drop(struct pib_dev *dev, const u8 *buf, u32 len,
 	      enum pib_drop_reason reason, int err);
 bool pib_dev_queue(struct pib_dev *dev, struct sk_buff_head *q, bool resp);

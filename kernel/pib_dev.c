@@ -210,6 +210,19 @@ static int pib_check_netdev(struct net_device *ndev)
 #define PIB_TX_BUDGET	256
 
 /*
+ * The port hears a multicast packet it sends, as an HCA does (IPoIB drops
+ * what it sent itself): the QPs of this port attached to the group get it
+ * here, since the switch sends nothing back out the port it came in by.
+ */
+static void pib_dev_hear(struct pib_dev *dev, struct sk_buff *skb)
+{
+	struct pib_pkt pkt;
+
+	if (!pib_pkt_locate(skb->data, skb->len, &pkt))
+		pib_hca_receive(dev, skb->data, skb->len, &pkt);
+}
+
+/*
  * Hand what the port sent to the switch, in order. One context at a time
  * does it: one that finds another at it leaves its packets to that one,
  * which looks at the queues again once it is done and leaves what came
@@ -227,14 +240,8 @@ static void pib_dev_tx(struct pib_dev *dev)
 	/* Responses first: behind requests they would time out the peer's. */
 	while (budget-- && ((skb = skb_dequeue(&dev->ackq)) ||
 			    (skb = skb_dequeue(&dev->txq)))) {
-		/*
-		 * The port hears its own multicast, as an HCA does (IPoIB
-		 * drops what it sent itself): the QPs of this port attached
-		 * to the group get it here, since the switch sends nothing
-		 * back out the port it came in by.
-		 */
 		if (pib_lid_is_mcast(pib_lrh_dlid(skb->data)))
-			pib_hca_receive(dev, skb->data, skb->len);
+			pib_dev_hear(dev, skb);
 		__skb_queue_tail(&q, skb);
 	}
 	pib_switch_send(dev->sw, pib_sw_hca_port(dev), &q);

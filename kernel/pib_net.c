@@ -116,7 +116,8 @@ static void pib_switch_hello_to(struct pib_switch *sw,
 				const struct pib_ip *daddr, const u8 *pkt,
 				gfp_t gfp)
 {
-	pib_switch_xmit(sw, daddr, pkt, PIB_HELLO_PKT_LEN, PIB_TTL_HERE, gfp);
+	pib_switch_xmit(sw, daddr, PIB_SLOT_NONE, pkt, PIB_HELLO_PKT_LEN,
+			PIB_TTL_HERE, gfp);
 	atomic64_inc(&sw->hellos_tx);
 }
 
@@ -181,12 +182,13 @@ struct pib_rx {
 #define PIB_RX_SLOT_UNKNOWN	(-2)
 
 /*
- * An IB packet from a peer enters the switch through that peer's port,
- * with the hop budget its datagram's TTL leaves (PIB_TTL_HERE). The peer
- * is looked up once for the datagrams of an skb, which all come from one
- * address.
+ * An IB packet from a peer (@pkt: its headers, parsed and checked) enters
+ * the switch through that peer's port, with the hop budget its datagram's
+ * TTL leaves (PIB_TTL_HERE). The peer is looked up once for the datagrams
+ * of an skb, which all come from one address.
  */
-static void pib_rx_from_peer(struct pib_rx *rx, u8 *buf, unsigned int len)
+static void pib_rx_from_peer(struct pib_rx *rx, u8 *buf, unsigned int len,
+			     const struct pib_pkt *pkt)
 {
 	struct pib_switch *sw = rx->sw;
 
@@ -199,7 +201,7 @@ static void pib_rx_from_peer(struct pib_rx *rx, u8 *buf, unsigned int len)
 		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
-	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + rx->slot, buf, len,
+	pib_switch_input(sw, PIB_SW_FIRST_PEER_PORT + rx->slot, buf, len, pkt,
 			 rx->ttl ? rx->ttl - 1 : 0);
 }
 
@@ -272,7 +274,7 @@ static void pib_rx_datagram(struct pib_rx *rx, struct sk_buff *skb,
 		return;
 	}
 	if (pkt.lrh.lnh != PIB_LNH_RAW) {
-		pib_rx_from_peer(rx, buf, len);
+		pib_rx_from_peer(rx, buf, len, &pkt);
 		return;
 	}
 	if (pib_hello_parse(buf + pkt.payload_off, pkt.payload_len, &h)) {
@@ -353,21 +355,124 @@ static void pib_udp_data_ready(struct sock *sk)
 	rcu_read_unlock();
 }
 
+/* A cached route's source address. */
+union pib_route_saddr {
+	__be32 v4;
+	struct in6_addr v6;
+};
+
 /*
- * The route to @daddr out of the switch's netdev, or NULL without one or
- * without an IPv4 address of the netdev's own to send from.
+ * IPv6's half of the route cache: <net/dst_cache.h> declares it only
+ * where the kernel has IPv6, and without IPv6 pib sends nothing over it.
  */
-static struct rtable *pib_switch_route4(struct pib_switch *sw, __be32 daddr,
+#if IS_ENABLED(CONFIG_IPV6)
+#define pib_dst_cache_get_ip6	dst_cache_get_ip6
+#define pib_dst_cache_set_ip6	dst_cache_set_ip6
+#else
+static struct dst_entry *pib_dst_cache_get_ip6(struct dst_cache *c,
+					       struct in6_addr *saddr)
+{
+	return NULL;
+}
+
+static void pib_dst_cache_set_ip6(struct dst_cache *c, struct dst_entry *dst,
+				  const struct in6_addr *saddr)
+{
+}
+#endif
+
+/* This CPU's cached route of slot @slot, if it is to @daddr (BH off). */
+static struct dst_entry *pib_route_get(struct pib_switch *sw, int slot,
+				       const struct pib_ip *daddr,
+				       union pib_route_saddr *saddr)
+{
+	struct dst_cache *c = &sw->routes[slot];
+	struct rtable *rt;
+
+	if (!pib_ip_eq(&this_cpu_ptr(sw->route_tags)->addr[slot], daddr))
+		return NULL;
+	if (pib_ip_family(daddr) == PIB_IP6)
+		return pib_dst_cache_get_ip6(c, &saddr->v6);
+	rt = dst_cache_get_ip4(c, &saddr->v4);
+	return rt ? &rt->dst : NULL;
+}
+
+/*
+ * This CPU's cached route to peer slot @slot, if it was looked up for
+ * @daddr and is still good (the stack's own checks: a changed route
+ * makes it obsolete), from a source address the host still has, which
+ * is set in @saddr; NULL if not, or for PIB_SLOT_NONE.
+ */
+static struct dst_entry *pib_route_cached(struct pib_switch *sw, int slot,
+					  const struct pib_ip *daddr,
+					  union pib_route_saddr *saddr)
+{
+	struct net_device *ndev = sw->ndev;
+	struct dst_entry *dst;
+	bool ok;
+
+	if (slot == PIB_SLOT_NONE)
+		return NULL;
+	local_bh_disable();
+	dst = pib_route_get(sw, slot, daddr, saddr);
+	local_bh_enable();
+	if (!dst)
+		return NULL;
+	ok = pib_ip_family(daddr) == PIB_IP4 ?
+	     pib_ndev_has_ip4(ndev, saddr->v4) :
+	     ipv6_chk_addr(dev_net(ndev), &saddr->v6, ndev, 0);
+	if (!ok) {
+		dst_release(dst);
+		return NULL;
+	}
+	atomic64_inc(&sw->routes_cached);
+	return dst;
+}
+
+/* Keep @dst, to @daddr from @saddr, as this CPU's route to slot @slot. */
+static void pib_route_keep(struct pib_switch *sw, int slot,
+			   const struct pib_ip *daddr, struct dst_entry *dst,
+			   const union pib_route_saddr *saddr)
+{
+	struct dst_cache *c;
+
+	if (slot == PIB_SLOT_NONE)
+		return;
+	c = &sw->routes[slot];
+	local_bh_disable();
+	if (pib_ip_family(daddr) == PIB_IP4)
+		dst_cache_set_ip4(c, dst, saddr->v4);
+	else
+		pib_dst_cache_set_ip6(c, dst, &saddr->v6);
+	this_cpu_ptr(sw->route_tags)->addr[slot] = *daddr;
+	local_bh_enable();
+	atomic64_inc(&sw->route_lookups);
+}
+
+/*
+ * The route to @daddr (peer slot @slot) out of the switch's netdev, or
+ * NULL without one or without an IPv4 address of the netdev's own to
+ * send from.
+ */
+static struct rtable *pib_switch_route4(struct pib_switch *sw, int slot,
+					const struct pib_ip *daddr,
 					__be32 *saddr)
 {
 	struct net_device *ndev = sw->ndev;
 	struct flowi4 fl = {
 		.flowi4_oif = ndev->ifindex,
 		.flowi4_proto = IPPROTO_UDP,
-		.daddr = daddr,
+		.daddr = pib_ip_v4(daddr),
 	};
+	union pib_route_saddr from;
+	struct dst_entry *dst;
 	struct rtable *rt;
 
+	dst = pib_route_cached(sw, slot, daddr, &from);
+	if (dst) {
+		*saddr = from.v4;
+		return container_of(dst, struct rtable, dst);
+	}
 	rt = ip_route_output_key(dev_net(ndev), &fl);
 	if (IS_ERR(rt))
 		return NULL;
@@ -375,75 +480,86 @@ static struct rtable *pib_switch_route4(struct pib_switch *sw, __be32 daddr,
 		ip_rt_put(rt);
 		return NULL;
 	}
+	from.v4 = fl.saddr;
+	pib_route_keep(sw, slot, daddr, &rt->dst, &from);
 	*saddr = fl.saddr;
 	return rt;
 }
 
-/* Send @skb to the IPv4 address @daddr; consumes @skb. */
-static void pib_switch_xmit4(struct pib_switch *sw, __be32 daddr,
-			     struct sk_buff *skb, u8 ttl)
+/* Send @skb to the IPv4 address @daddr (peer slot @slot); consumes @skb. */
+static void pib_switch_xmit4(struct pib_switch *sw, const struct pib_ip *daddr,
+			     int slot, struct sk_buff *skb, u8 ttl)
 {
 	struct rtable *rt;
 	__be32 saddr;
 
-	rt = pib_switch_route4(sw, daddr, &saddr);
+	rt = pib_switch_route4(sw, slot, daddr, &saddr);
 	if (!rt) {
 		kfree_skb(skb);
 		return;
 	}
 	/* Static peers may be behind routers: the route's TTL, not 1. */
 	ttl = min_t(int, ttl, ip4_dst_hoplimit(&rt->dst));
-	udp_tunnel_xmit_skb(rt, sw->udp->sk[PIB_IP4], skb, saddr, daddr, 0,
-			    ttl, 0, htons(pib_udp_port), htons(pib_udp_port),
-			    false, false, 0);
+	udp_tunnel_xmit_skb(rt, sw->udp->sk[PIB_IP4], skb, saddr,
+			    pib_ip_v4(daddr), 0, ttl, 0, htons(pib_udp_port),
+			    htons(pib_udp_port), false, false, 0);
 }
 
 /*
- * The route to @daddr out of the switch's netdev (also for a link-local
- * or multicast @daddr: the netdev gives its scope), or NULL without one
- * or without an IPv6 source address there.
+ * The route to @daddr (peer slot @slot) out of the switch's netdev (also
+ * for a link-local or multicast @daddr: the netdev gives its scope), or
+ * NULL without one or without an IPv6 source address there.
  */
-static struct dst_entry *pib_switch_route6(struct pib_switch *sw,
-					   const struct in6_addr *daddr,
+static struct dst_entry *pib_switch_route6(struct pib_switch *sw, int slot,
+					   const struct pib_ip *daddr,
 					   struct in6_addr *saddr)
 {
+	struct net *net = dev_net(sw->ndev);
 	struct flowi6 fl = {
 		.flowi6_oif = sw->ndev->ifindex,
 		.flowi6_proto = IPPROTO_UDP,
-		.daddr = *daddr,
 	};
+	union pib_route_saddr from;
 	struct dst_entry *dst;
 
-	dst = ip6_dst_lookup_flow(dev_net(sw->ndev), sw->udp->sk[PIB_IP6], &fl,
-				  NULL);
+	dst = pib_route_cached(sw, slot, daddr, &from);
+	if (dst) {
+		*saddr = from.v6;
+		return dst;
+	}
+	memcpy(&fl.daddr, daddr->b, sizeof(fl.daddr));
+	dst = ip6_dst_lookup_flow(net, sw->udp->sk[PIB_IP6], &fl, NULL);
 	if (IS_ERR(dst))
 		return NULL;
 	if (ipv6_addr_any(&fl.saddr)) {
 		dst_release(dst);
 		return NULL;
 	}
+	from.v6 = fl.saddr;
+	pib_route_keep(sw, slot, daddr, dst, &from);
 	*saddr = fl.saddr;
 	return dst;
 }
 
 /*
- * Send @skb to the IPv6 address @daddr; consumes @skb. Unlike IPv4's,
- * IPv6's UDP checksum is not optional (RFC 8200; RFC 6936 allows leaving
- * it out only on paths known to take that), so pib computes it.
+ * Send @skb to the IPv6 address @daddr (peer slot @slot); consumes @skb.
+ * Unlike IPv4's, IPv6's UDP checksum is not optional (RFC 8200; RFC 6936
+ * allows leaving it out only on paths known to take that), so pib
+ * computes it.
  */
 static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
-			     struct sk_buff *skb, u8 ttl)
+			     int slot, struct sk_buff *skb, u8 ttl)
 {
 	struct dst_entry *dst = NULL;
 	struct in6_addr to, saddr;
 
-	memcpy(&to, daddr->b, sizeof(to));
 	if (IS_ENABLED(CONFIG_IPV6) && sw->udp->sk[PIB_IP6])
-		dst = pib_switch_route6(sw, &to, &saddr);
+		dst = pib_switch_route6(sw, slot, daddr, &saddr);
 	if (!dst) {
 		kfree_skb(skb);
 		return;
 	}
+	memcpy(&to, daddr->b, sizeof(to));
 	ttl = min_t(int, ttl, ip6_dst_hoplimit(dst));
 	udp_tunnel6_xmit_skb(dst, sw->udp->sk[PIB_IP6], skb, NULL, &saddr,
 			     &to, 0, ttl, 0, htons(pib_udp_port),
@@ -455,6 +571,8 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
  * @sw: the switch whose netdev carries it
  * @daddr: the host's address (struct pib_ip: IPv4 or IPv6), or the
  *	LAN's IPv4 broadcast address or IPv6 all-nodes group
+ * @slot: the peer's slot in the switch's peer table, whose cached route
+ *	it takes; PIB_SLOT_NONE for an address that is no peer's (hellos)
  * @skb: the packet, from skb->data on; consumed
  * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  *
@@ -467,7 +585,7 @@ static void pib_switch_xmit6(struct pib_switch *sw, const struct pib_ip *daddr,
  * from GSO in the NIC or in software.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
-			 struct sk_buff *skb, u8 ttl)
+			 int slot, struct sk_buff *skb, u8 ttl)
 {
 	if (skb_cow_head(skb, pib_tx_headroom(sw->ndev))) {
 		kfree_skb(skb);
@@ -480,22 +598,24 @@ void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
 	if (pib_ip_family(daddr) == PIB_IP4)
-		pib_switch_xmit4(sw, pib_ip_v4(daddr), skb, ttl);
+		pib_switch_xmit4(sw, daddr, slot, skb, ttl);
 	else
-		pib_switch_xmit6(sw, daddr, skb, ttl);
+		pib_switch_xmit6(sw, daddr, slot, skb, ttl);
 }
 
 /**
  * pib_switch_xmit() - send a copy of an IB packet to a host on the LAN
  * @sw: the switch whose netdev carries it
  * @daddr: as for pib_switch_xmit_skb()
+ * @slot: as for pib_switch_xmit_skb()
  * @pkt: the packet
  * @len: its length
  * @ttl: its hop budget: the IP TTL, or PIB_TTL_HERE for the route's
  * @gfp: allocation context
  */
 void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
-		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp)
+		     int slot, const u8 *pkt, unsigned int len, u8 ttl,
+		     gfp_t gfp)
 {
 	unsigned int headroom = pib_tx_headroom(sw->ndev);
 	struct sk_buff *skb = alloc_skb(headroom + len, gfp);
@@ -504,7 +624,7 @@ void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
 		return;
 	skb_reserve(skb, headroom);
 	skb_put_data(skb, pkt, len);
-	pib_switch_xmit_skb(sw, daddr, skb, ttl);
+	pib_switch_xmit_skb(sw, daddr, slot, skb, ttl);
 }
 
 /*
@@ -724,6 +844,9 @@ static int pib_switch_show(struct seq_file *m, void *unused)
 		   atomic64_read(&sw->batches_rx),
 		   atomic64_read(&sw->batched_rx),
 		   atomic64_read(&sw->udp_csum_errors));
+	seq_printf(m, "routes_cached %lld\nroute_lookups %lld\n",
+		   atomic64_read(&sw->routes_cached),
+		   atomic64_read(&sw->route_lookups));
 	for (i = 1; i < PIB_PKT_NUM_ERRS; i++)
 		seq_printf(m, "drop_%s %lld\n", pib_pkt_err_names[i],
 			   atomic64_read(&sw->drops[i]));
@@ -908,6 +1031,47 @@ static void pib_switch_debugfs(struct pib_switch *sw)
 					  &pib_switch_fops);
 }
 
+/* A switch's routes, by peer slot: 0 or -ENOMEM. */
+static int pib_switch_routes_init(struct pib_switch *sw)
+{
+	unsigned int i;
+
+	sw->route_tags = alloc_percpu(struct pib_route_tags);
+	if (!sw->route_tags)
+		return -ENOMEM;
+	for (i = 0; i < PIB_MAX_PEERS; i++)
+		if (dst_cache_init(&sw->routes[i], GFP_KERNEL))
+			return -ENOMEM;
+	return 0;
+}
+
+/* Free a switch's memory (what is not there yet, too). */
+static void pib_switch_free(struct pib_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 0; i < PIB_MAX_PEERS; i++)
+		dst_cache_destroy(&sw->routes[i]);
+	free_percpu(sw->route_tags);
+	kvfree(sw->mft);
+	kvfree(sw->lft);
+	kfree(sw);
+}
+
+/* A new switch's tables, empty: 0 or -ENOMEM. */
+static int pib_switch_tables_init(struct pib_switch *sw)
+{
+	sw->lft = kvmalloc(PIB_SW_LFT_CAP, GFP_KERNEL);
+	if (!sw->lft)
+		return -ENOMEM;
+	memset(sw->lft, PIB_LFT_NO_PORT, PIB_SW_LFT_CAP);
+	sw->mft = kvcalloc(PIB_SW_MFT_CAP, sizeof(*sw->mft), GFP_KERNEL);
+	if (!sw->mft)
+		return -ENOMEM;
+	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
+	return pib_switch_routes_init(sw);
+}
+
 static struct pib_switch *pib_switch_create(struct net_device *ndev)
 {
 	struct pib_switch *sw = kzalloc(sizeof(*sw), GFP_KERNEL);
@@ -929,18 +1093,15 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 		sw->ports[i].state = IB_PORT_DOWN;
 	sw->ports[0].state = IB_PORT_INIT;	/* port 0 has no link to lose */
 	sw->ports[0].up = true;
-	sw->lft = kvmalloc(PIB_SW_LFT_CAP, GFP_KERNEL);
-	if (!sw->lft) {
-		kfree(sw);
-		return ERR_PTR(-ENOMEM);
-	}
-	memset(sw->lft, PIB_LFT_NO_PORT, PIB_SW_LFT_CAP);
-	sw->mft = kvcalloc(PIB_SW_MFT_CAP, sizeof(*sw->mft), GFP_KERNEL);
-	sw->mft_top = PIB_LID_MCAST + PIB_SW_MFT_CAP - 1;
 	INIT_DELAYED_WORK(&sw->hello_work, pib_switch_hello_work);
 	INIT_DELAYED_WORK(&sw->trap_work, pib_switch_trap_work);
 	sw->trap_tat = jiffies;
-	sw->udp = sw->mft ? pib_udp_get(ndev) : ERR_PTR(-ENOMEM);
+	err = pib_switch_tables_init(sw);
+	if (err) {
+		pib_switch_free(sw);
+		return ERR_PTR(err);
+	}
+	sw->udp = pib_udp_get(ndev);
 	err = PTR_ERR_OR_ZERO(sw->udp);
 	if (!err) {
 		/* from here on, what comes in on @ndev is the switch's */
@@ -952,9 +1113,7 @@ static struct pib_switch *pib_switch_create(struct net_device *ndev)
 	if (err) {
 		pr_info_ratelimited("cannot open UDP port %u for %s: %d\n",
 				    pib_udp_port, netdev_name(ndev), err);
-		kvfree(sw->mft);
-		kvfree(sw->lft);
-		kfree(sw);
+		pib_switch_free(sw);
 		return ERR_PTR(err);
 	}
 	dev_hold(ndev);
@@ -1048,9 +1207,7 @@ void pib_switch_put(struct pib_switch *sw)
 		pib_switch_send_hello(sw, true);
 	pib_udp_put(sw->udp, sw->ndev);
 	dev_put(sw->ndev);
-	kvfree(sw->mft);
-	kvfree(sw->lft);
-	kfree(sw);
+	pib_switch_free(sw);
 }
 
 /**

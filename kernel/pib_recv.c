@@ -250,15 +250,16 @@ static bool pib_special_qp_takes(struct pib_dev *dev,
  * @buf: the packet, from the switch: built on this host or checked where
  *	it came in from the LAN, so its CRCs are not checked again
  * @len: its length
+ * @pkt: its headers, as parsed there (pib_pkt_parse() or
+ *	pib_pkt_locate()): the packet is not parsed again
  *
  * Packets for no QP, another transport, a wrong P_Key or another LID are
  * dropped (and counted as receive errors where the IBA says so).
  */
-void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
+void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len,
+		     const struct pib_pkt *pkt)
 {
 	struct pib_counters *c = &dev->port.counters;
-	enum pib_pkt_err err;
-	struct pib_pkt pkt;
 	struct pib_qp *qp;
 	u32 qpn;
 	u8 bits;
@@ -268,38 +269,32 @@ void pib_hca_receive(struct pib_dev *dev, const u8 *buf, unsigned int len)
 		pib_drop(dev, buf, len, PIB_DROP_PORT_DOWN, 0);
 		return;
 	}
-	err = pib_pkt_locate(buf, len, &pkt);
-	if (err) {
-		atomic64_inc(&c->rcv_errors);
-		pib_drop(dev, buf, len, PIB_DROP_MALFORMED, err);
-		return;
-	}
-	if (pkt.lrh.lnh == PIB_LNH_RAW ||
-	    !pib_port_owns_dlid(&dev->port, pkt.lrh.dlid, &bits) ||
-	    (pkt.lrh.dlid == PIB_PERMISSIVE_LID && pkt.lrh.vl != PIB_VL15)) {
+	if (pkt->lrh.lnh == PIB_LNH_RAW ||
+	    !pib_port_owns_dlid(&dev->port, pkt->lrh.dlid, &bits) ||
+	    (pkt->lrh.dlid == PIB_PERMISSIVE_LID && pkt->lrh.vl != PIB_VL15)) {
 		atomic64_inc(&c->rcv_errors);
 		pib_drop(dev, buf, len, PIB_DROP_DLID, 0);
 		return;
 	}
 	atomic64_inc(&c->rcv_packets);
 	atomic64_add((len - PIB_VCRC_LEN) / 4, &c->rcv_words);
-	atomic64_inc(pib_lid_is_mcast(pkt.lrh.dlid) ? &c->mcast_rcv_packets :
+	atomic64_inc(pib_lid_is_mcast(pkt->lrh.dlid) ? &c->mcast_rcv_packets :
 						      &c->ucast_rcv_packets);
-	qpn = pkt.bth.dest_qp;
+	qpn = pkt->bth.dest_qp;
 	rcu_read_lock();
-	if (pib_lid_is_mcast(pkt.lrh.dlid)) {
-		if (qpn == PIB_MCAST_QPN && pkt.ext & PIB_EXT_DETH)
-			pib_mcast_deliver(dev, &pkt, buf);
-	} else if (!pib_port_owns_dgid(dev, &pkt)) {
+	if (pib_lid_is_mcast(pkt->lrh.dlid)) {
+		if (qpn == PIB_MCAST_QPN && pkt->ext & PIB_EXT_DETH)
+			pib_mcast_deliver(dev, pkt, buf);
+	} else if (!pib_port_owns_dgid(dev, pkt)) {
 		atomic64_inc(&c->rcv_errors);
 		pib_drop(dev, buf, len, PIB_DROP_DGID, 0);
 	} else if (qpn >= PIB_NUM_SPECIAL_QPS ||
-		   pib_special_qp_takes(dev, &pkt, buf)) {
+		   pib_special_qp_takes(dev, pkt, buf)) {
 		qp = qpn < PIB_NUM_SPECIAL_QPS ?
 		     rcu_dereference(dev->special_qp[qpn]) :
 		     xa_load(&dev->qps, qpn);
 		if (qp)
-			pib_qp_receive(dev, qp, &pkt, buf, bits);
+			pib_qp_receive(dev, qp, pkt, buf, bits);
 		else
 			pib_drop(dev, buf, len, PIB_DROP_NO_QP, 0);
 	}

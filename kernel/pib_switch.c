@@ -174,11 +174,13 @@ static bool pib_switch_peer_addr(struct pib_switch *sw, unsigned int port,
 }
 
 /*
- * Send a packet out of a switch port: to a pib device, or to a peer if
- * its hop budget @ttl (PIB_TTL_HERE) allows.
+ * Send a packet (@pkt: its headers, as parsed where it entered this host)
+ * out of a switch port: to a pib device, or to a peer if its hop budget
+ * @ttl (PIB_TTL_HERE) allows.
  */
 static void pib_switch_output(struct pib_switch *sw, unsigned int port,
-			      const u8 *buf, unsigned int len, u8 ttl)
+			      const u8 *buf, unsigned int len,
+			      const struct pib_pkt *pkt, u8 ttl)
 {
 	struct pib_dev *dev;
 	struct pib_ip addr;
@@ -187,7 +189,7 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		rcu_read_lock();
 		dev = rcu_dereference(sw->hca[port - 1]);
 		if (dev)
-			pib_hca_receive(dev, buf, len);
+			pib_hca_receive(dev, buf, len, pkt);
 		rcu_read_unlock();
 		return;
 	}
@@ -196,7 +198,8 @@ static void pib_switch_output(struct pib_switch *sw, unsigned int port,
 		return;
 	}
 	if (pib_switch_peer_addr(sw, port, &addr))
-		pib_switch_xmit(sw, &addr, buf, len, ttl, GFP_ATOMIC);
+		pib_switch_xmit(sw, &addr, port - PIB_SW_FIRST_PEER_PORT, buf,
+				len, ttl, GFP_ATOMIC);
 }
 
 /*
@@ -207,7 +210,7 @@ static void pib_switch_sma(struct pib_switch *sw, unsigned int in_port,
 			   u8 *buf, unsigned int len, const struct pib_pkt *pkt)
 {
 	struct ib_smp *smp = (struct ib_smp *)(buf + pkt->payload_off);
-	struct pib_lrh lrh = pkt->lrh;
+	struct pib_pkt reply = *pkt;
 	unsigned int out;
 	int status = pib_switch_sma_request(sw, in_port, smp);
 
@@ -220,11 +223,11 @@ static void pib_switch_sma(struct pib_switch *sw, unsigned int in_port,
 		atomic64_inc(&sw->dr_discards);
 		return;
 	}
-	lrh.dlid = PIB_PERMISSIVE_LID;
-	lrh.slid = PIB_PERMISSIVE_LID;
-	pib_lrh_pack(buf, &lrh);
+	reply.lrh.dlid = PIB_PERMISSIVE_LID;
+	reply.lrh.slid = PIB_PERMISSIVE_LID;
+	pib_lrh_pack(buf, &reply.lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
+	pib_switch_output(sw, out, buf, len, &reply, PIB_TTL_HERE);
 }
 
 /*
@@ -241,7 +244,7 @@ static void pib_switch_dr(struct pib_switch *sw, unsigned int in_port,
 	case PIB_DR_FORWARD:
 		/* The path fields changed: the packet is a new one. */
 		pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-		pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
+		pib_switch_output(sw, out, buf, len, pkt, PIB_TTL_HERE);
 		break;
 	case PIB_DR_SMA:
 		pib_switch_sma(sw, in_port, buf, len, pkt);
@@ -296,6 +299,7 @@ void pib_switch_trap_work(struct work_struct *work)
 					     struct pib_switch, trap_work);
 	u8 buf[PIB_LRH_LEN + PIB_BTH_LEN + PIB_DETH_LEN + PIB_SMP_LEN +
 	       PIB_ICRC_LEN + PIB_VCRC_LEN];
+	struct pib_pkt pkt;
 	u16 slid, dlid;
 	unsigned int len;
 	u64 tid;
@@ -319,7 +323,8 @@ void pib_switch_trap_work(struct work_struct *work)
 	spin_unlock_bh(&sw->lock);
 	len = pib_switch_trap_build(sw, buf, slid, dlid, sl, tid);
 	atomic64_inc(&sw->traps_tx);
-	pib_switch_input(sw, 0, buf, len, PIB_TTL_HERE);
+	if (!WARN_ON_ONCE(pib_pkt_locate(buf, len, &pkt)))
+		pib_switch_input(sw, 0, buf, len, &pkt, PIB_TTL_HERE);
 	spin_lock_bh(&sw->lock);
 	if (!sw->dying)
 		schedule_delayed_work(&sw->trap_work,
@@ -349,7 +354,7 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 			       const struct pib_pkt *pkt)
 {
 	struct ib_smp *smp = (struct ib_smp *)(buf + pkt->payload_off);
-	struct pib_lrh lrh = pkt->lrh;
+	struct pib_pkt reply = *pkt;
 	unsigned long flags;
 	int status;
 	u8 out;
@@ -366,17 +371,18 @@ static void pib_switch_lid_sma(struct pib_switch *sw, unsigned int in_port,
 	smp->method = IB_MGMT_METHOD_GET_RESP;
 	smp->status = cpu_to_be16(status);
 	spin_lock_irqsave(&sw->lock, flags);
-	lrh.dlid = pkt->lrh.slid;
-	lrh.slid = sw->lid;
-	out = lrh.dlid < PIB_LID_MCAST ? sw->lft[lrh.dlid] : PIB_LFT_NO_PORT;
+	reply.lrh.dlid = pkt->lrh.slid;
+	reply.lrh.slid = sw->lid;
+	out = reply.lrh.dlid < PIB_LID_MCAST ? sw->lft[reply.lrh.dlid] :
+					       PIB_LFT_NO_PORT;
 	spin_unlock_irqrestore(&sw->lock, flags);
 	if (!out || out > PIB_SW_NUM_PORTS) {
 		pib_switch_unrouted(sw, buf, len);
 		return;
 	}
-	pib_lrh_pack(buf, &lrh);
+	pib_lrh_pack(buf, &reply.lrh);
 	pib_pkt_seal(buf, len - PIB_ICRC_LEN - PIB_VCRC_LEN);
-	pib_switch_output(sw, out, buf, len, PIB_TTL_HERE);
+	pib_switch_output(sw, out, buf, len, &reply, PIB_TTL_HERE);
 }
 
 /*
@@ -413,7 +419,7 @@ static void pib_switch_mcast(struct pib_switch *sw, unsigned int in_port,
 		return;
 	}
 	for_each_set_bit(port, out, PIB_SW_NUM_PORTS + 1)
-		pib_switch_output(sw, port, buf, len, ttl);
+		pib_switch_output(sw, port, buf, len, pkt, ttl);
 }
 
 /* Where the LinearForwardingTable sends a unicast packet. */
@@ -469,7 +475,7 @@ static void pib_switch_lid_route(struct pib_switch *sw, unsigned int in_port,
 	}
 	switch (pib_switch_lft(sw, in_port, pkt, &out)) {
 	case PIB_SW_ROUTE_PORT:
-		pib_switch_output(sw, out, buf, len, ttl);
+		pib_switch_output(sw, out, buf, len, pkt, ttl);
 		break;
 	case PIB_SW_ROUTE_SMA:
 		pib_switch_lid_sma(sw, in_port, buf, len, pkt);
@@ -488,41 +494,27 @@ static bool pib_switch_is_dr(const u8 *buf, const struct pib_pkt *pkt)
 	       buf[pkt->payload_off + 1] == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE;
 }
 
-/* Forward a parsed packet that entered through @in_port. */
-static void pib_switch_forward(struct pib_switch *sw, unsigned int in_port,
-			       u8 *buf, unsigned int len,
-			       const struct pib_pkt *pkt, u8 ttl)
-{
-	if (pib_switch_is_dr(buf, pkt))
-		pib_switch_dr(sw, in_port, buf, len, pkt);
-	else
-		pib_switch_lid_route(sw, in_port, buf, len, pkt, ttl);
-}
-
 /**
  * pib_switch_input() - a packet enters the switch through a port
  * @sw: the switch
  * @in_port: the port (a device's or a peer's)
  * @buf: the packet, built on this host or checked where it came in from
- *	the LAN (pib_pkt_locate()); the switch may rewrite it
+ *	the LAN (pib_pkt_parse()); the switch may rewrite it
  * @len: its length
+ * @pkt: its headers, as parsed there: the switch and the device it goes
+ *	to take them from here, and parse the packet no more
  * @ttl: its hop budget: the TTL it may go out to the LAN with, or
  *	PIB_TTL_HERE for a packet built on this host
  *
  * May be called in any context; it does not sleep.
  */
 void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
-		      unsigned int len, u8 ttl)
+		      unsigned int len, const struct pib_pkt *pkt, u8 ttl)
 {
-	enum pib_pkt_err err;
-	struct pib_pkt pkt;
-
-	err = pib_pkt_locate(buf, len, &pkt);
-	if (err) {
-		atomic64_inc(&sw->drops[err]);
-		return;
-	}
-	pib_switch_forward(sw, in_port, buf, len, &pkt, ttl);
+	if (pib_switch_is_dr(buf, pkt))
+		pib_switch_dr(sw, in_port, buf, len, pkt);
+	else
+		pib_switch_lid_route(sw, in_port, buf, len, pkt, ttl);
 }
 
 /*
@@ -534,8 +526,18 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
 				 sizeof(struct udphdr))
 
 /**
+ * struct pib_sw_dest - where a packet for another host goes
+ * @addr: the host's address
+ * @slot: its switch's slot in the peer table (whose route is cached)
+ */
+struct pib_sw_dest {
+	struct pib_ip addr;
+	int slot;
+};
+
+/**
  * struct pib_batch - a run of packets for one peer, to leave as one skb
- * @addr: the peer's address
+ * @to: the peer
  * @q: the packets, in order
  * @seg: the length of the first; all but the last have it
  * @bytes: their total length
@@ -543,7 +545,7 @@ void pib_switch_input(struct pib_switch *sw, unsigned int in_port, u8 *buf,
  * @max_segs: the most packets it may hold
  */
 struct pib_batch {
-	struct pib_ip addr;
+	struct pib_sw_dest to;
 	struct sk_buff_head q;
 	unsigned int seg;
 	unsigned int bytes;
@@ -588,7 +590,8 @@ static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
 		gso = alloc_skb(headroom, GFP_ATOMIC | __GFP_NOWARN);
 	if (!gso) {
 		while ((skb = __skb_dequeue(&b->q)))
-			pib_switch_xmit_skb(sw, &b->addr, skb, PIB_TTL_HERE);
+			pib_switch_xmit_skb(sw, &b->to.addr, b->to.slot, skb,
+					    PIB_TTL_HERE);
 		return;
 	}
 	skb_reserve(gso, headroom);
@@ -606,18 +609,20 @@ static void pib_batch_flush(struct pib_switch *sw, struct pib_batch *b)
 	skb_shinfo(gso)->gso_type = SKB_GSO_UDP_L4;
 	atomic64_inc(&sw->batches_tx);
 	atomic64_add(n, &sw->batched_tx);
-	pib_switch_xmit_skb(sw, &b->addr, gso, PIB_TTL_HERE);
+	pib_switch_xmit_skb(sw, &b->to.addr, b->to.slot, gso, PIB_TTL_HERE);
 }
 
 /*
- * May @skb, for @addr, join the batch? Same peer, no longer than the
+ * May @skb, for @to, join the batch? Same peer, no longer than the
  * first, after none shorter (GSO's segments are all of one size but the
  * last), within the batch's bounds.
  */
 static bool pib_batch_takes(const struct pib_batch *b,
-			    const struct pib_ip *addr, const struct sk_buff *skb)
+			    const struct pib_sw_dest *to,
+			    const struct sk_buff *skb)
 {
-	return pib_ip_eq(addr, &b->addr) && skb->len <= b->seg &&
+	return pib_ip_eq(&to->addr, &b->to.addr) && to->slot == b->to.slot &&
+	       skb->len <= b->seg &&
 	       skb_peek_tail(&b->q)->len == b->seg &&
 	       b->bytes + skb->len <= b->max_bytes &&
 	       skb_queue_len(&b->q) < b->max_segs;
@@ -628,8 +633,8 @@ static bool pib_batch_takes(const struct pib_batch *b,
  *	peer: the packets of a run (a message, a window) have one DLID, and
  *	are routed once, not once each (the LFT's and the peer table's lock)
  * @dlid: its DLID
- * @addr: the peer's address
- * @valid: @dlid and @addr hold a route
+ * @to: the peer
+ * @valid: @dlid and @to hold a route
  *
  * A route taken for a packet of the same pass is microseconds old: what
  * changes it (the SM's LFT, a peer going down) races with the pass either
@@ -637,27 +642,27 @@ static bool pib_batch_takes(const struct pib_batch *b,
  */
 struct pib_route_memo {
 	u16 dlid;
-	struct pib_ip addr;
+	struct pib_sw_dest to;
 	bool valid;
 };
 
 /*
  * The route of a data packet @pkt to a peer: from @memo if it has the
  * packet's DLID; else looked up, and kept in @memo. Return true with the
- * peer's address in @addr; false if the packet does not go to a peer.
- * @drop is set for a peer that is not up.
+ * peer in @to; false if the packet does not go to a peer. @drop is set for
+ * a peer that is not up.
  */
 static bool pib_switch_peer_route(struct pib_switch *sw, unsigned int in_port,
 				  const struct pib_pkt *pkt, const u8 *buf,
 				  struct pib_route_memo *memo,
-				  struct pib_ip *addr, bool *drop)
+				  struct pib_sw_dest *to, bool *drop)
 {
 	bool data = pkt->lrh.vl != PIB_VL15;
 	unsigned int out;
 
 	*drop = false;
 	if (data && memo->valid && memo->dlid == pkt->lrh.dlid) {
-		*addr = memo->addr;
+		*to = memo->to;
 		return true;
 	}
 	memo->valid = false;
@@ -665,13 +670,14 @@ static bool pib_switch_peer_route(struct pib_switch *sw, unsigned int in_port,
 	    pib_switch_lft(sw, in_port, pkt, &out) != PIB_SW_ROUTE_PORT ||
 	    out < PIB_SW_FIRST_PEER_PORT)
 		return false;
-	if (!pib_switch_peer_addr(sw, out, addr)) {
+	if (!pib_switch_peer_addr(sw, out, &to->addr)) {
 		*drop = true;
 		return false;
 	}
+	to->slot = out - PIB_SW_FIRST_PEER_PORT;
 	if (data) {
 		memo->dlid = pkt->lrh.dlid;
-		memo->addr = *addr;
+		memo->to = *to;
 		memo->valid = true;
 	}
 	return true;
@@ -679,12 +685,12 @@ static bool pib_switch_peer_route(struct pib_switch *sw, unsigned int in_port,
 
 /*
  * A packet from a local device: checked, and routed (@memo: the pass's
- * last route to a peer). Return true, with the peer's address in @addr,
- * if it leaves for another host; else the switch has forwarded it (after
- * the batch @b, which came before it) or dropped it, and it is consumed.
+ * last route to a peer). Return true, with the peer in @to, if it leaves
+ * for another host; else the switch has forwarded it (after the batch
+ * @b, which came before it) or dropped it, and it is consumed.
  */
 static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
-				  struct sk_buff *skb, struct pib_ip *addr,
+				  struct sk_buff *skb, struct pib_sw_dest *to,
 				  struct pib_batch *b,
 				  struct pib_route_memo *memo)
 {
@@ -707,7 +713,7 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 		kfree_skb(skb);
 		return false;
 	}
-	if (pib_switch_peer_route(sw, in_port, &pkt, skb->data, memo, addr,
+	if (pib_switch_peer_route(sw, in_port, &pkt, skb->data, memo, to,
 				  &drop))
 		return true;
 	if (drop) {
@@ -715,8 +721,7 @@ static bool pib_switch_send_route(struct pib_switch *sw, unsigned int in_port,
 		return false;
 	}
 	pib_batch_flush(sw, b);
-	pib_switch_forward(sw, in_port, skb->data, skb->len, &pkt,
-			   PIB_TTL_HERE);
+	pib_switch_input(sw, in_port, skb->data, skb->len, &pkt, PIB_TTL_HERE);
 	consume_skb(skb);
 	return false;
 }
@@ -740,24 +745,25 @@ void pib_switch_send(struct pib_switch *sw, unsigned int in_port,
 		     struct sk_buff_head *list)
 {
 	struct pib_route_memo memo = {};
+	struct pib_sw_dest to;
 	struct pib_batch b;
 	struct sk_buff *skb;
-	struct pib_ip addr;
 
 	pib_batch_init(sw, &b);
 	while ((skb = __skb_dequeue(list))) {
-		if (!pib_switch_send_route(sw, in_port, skb, &addr, &b, &memo))
+		if (!pib_switch_send_route(sw, in_port, skb, &to, &b, &memo))
 			continue;
 		/* A batch takes its packets' headroom: a clone shares it. */
 		if (skb_cloned(skb)) {
 			pib_batch_flush(sw, &b);
-			pib_switch_xmit_skb(sw, &addr, skb, PIB_TTL_HERE);
+			pib_switch_xmit_skb(sw, &to.addr, to.slot, skb,
+					    PIB_TTL_HERE);
 			continue;
 		}
-		if (!skb_queue_empty(&b.q) && !pib_batch_takes(&b, &addr, skb))
+		if (!skb_queue_empty(&b.q) && !pib_batch_takes(&b, &to, skb))
 			pib_batch_flush(sw, &b);
 		if (skb_queue_empty(&b.q)) {
-			b.addr = addr;
+			b.to = to;
 			b.seg = skb->len;
 			b.bytes = 0;
 		}

@@ -479,11 +479,18 @@ static void fq_user_index(struct fq *f, struct fuzz_in *in)
 	}
 }
 
-/* A packet reaches the port, in the UDP receive softirq. */
+/*
+ * A packet reaches the port, in the UDP receive softirq, if it parses
+ * (where it entered the host: pib_net.c, or the switch for a device's).
+ */
 static void fq_receive(struct fq *f, const u8 *buf, u32 len)
 {
+	struct pib_pkt pkt;
+
+	if (pib_pkt_locate(buf, len, &pkt))
+		return;
 	local_bh_disable();
-	pib_hca_receive(f->dev, buf, len);
+	pib_hca_receive(f->dev, buf, len, &pkt);
 	local_bh_enable();
 }
 

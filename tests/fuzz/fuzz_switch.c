@@ -69,7 +69,7 @@ static void fs_from_peer(struct pib_switch *sw, struct fuzz_in *in)
 	fuzz_world.ttl_max = ttl ? ttl - 1 : 0;
 	local_bh_disable();
 	if (!pib_pkt_parse(buf, len, &pkt) && pkt.lrh.lnh != PIB_LNH_RAW)
-		pib_switch_input(sw, port, buf, len, fuzz_world.ttl_max);
+		pib_switch_input(sw, port, buf, len, &pkt, fuzz_world.ttl_max);
 	local_bh_enable();
 	fuzz_world.ttl_max = PIB_TTL_HERE;
 	free(buf);

@@ -226,14 +226,20 @@ static void fuzz_dev_tx_work(struct work_struct *work)
 }
 
 /*
- * pib_net.c: datagrams to a peer. They must be whole, and a packet that
+ * pib_net.c: datagrams to a peer. They must be whole, go to the address of
+ * the live peer whose slot (and cached route) they name, and a packet that
  * came from the LAN goes back with less than its hop budget (SMPs, on
  * VL15, are bounded by their path or are the switch's own replies).
  */
 void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
-		     const u8 *pkt, unsigned int len, u8 ttl, gfp_t gfp)
+		     int slot, const u8 *pkt, unsigned int len, u8 ttl,
+		     gfp_t gfp)
 {
+	struct pib_ip peer;
+
 	FUZZ_CHECK(pib_ip_family(daddr) == PIB_IP4 && pib_ip_v4(daddr) && ttl);
+	FUZZ_CHECK(slot >= 0 && pib_peers_dest(&sw->peers, slot, &peer) &&
+		   pib_ip_eq(&peer, daddr));
 	fuzz_check_pkt(pkt, len);
 	FUZZ_CHECK(pkt[0] >> 4 == PIB_VL15 || ttl <= fuzz_world.ttl_max);
 }
@@ -244,14 +250,15 @@ void pib_switch_xmit(struct pib_switch *sw, const struct pib_ip *daddr,
  * its frag_list, one a segment, and gave their headroom up.
  */
 void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
-			 struct sk_buff *skb, u8 ttl)
+			 int slot, struct sk_buff *skb, u8 ttl)
 {
 	unsigned int seg = skb_shinfo(skb)->gso_size, n = 0, len = 0;
 	struct sk_buff *frag;
 
 	if (!skb_is_gso(skb)) {
 		FUZZ_CHECK(!skb->data_len && !skb_shinfo(skb)->frag_list);
-		pib_switch_xmit(sw, daddr, skb->data, skb->len, ttl, GFP_ATOMIC);
+		pib_switch_xmit(sw, daddr, slot, skb->data, skb->len, ttl,
+				GFP_ATOMIC);
 		kfree_skb(skb);
 		return;
 	}
@@ -259,7 +266,7 @@ void pib_switch_xmit_skb(struct pib_switch *sw, const struct pib_ip *daddr,
 	for (frag = skb_shinfo(skb)->frag_list; frag; frag = frag->next, n++) {
 		FUZZ_CHECK(frag->nohdr && !frag->data_len &&
 			   (frag->len == seg || (!frag->next && frag->len < seg)));
-		pib_switch_xmit(sw, daddr, frag->data, frag->len, ttl,
+		pib_switch_xmit(sw, daddr, slot, frag->data, frag->len, ttl,
 				GFP_ATOMIC);
 		len += frag->len;
 	}

@@ -442,13 +442,18 @@ static bool sim_deliver(struct sim *s, unsigned int from)
 {
 	struct sim_link *l = &s->link[from];
 	struct sim_pkt *p = l->head;
+	struct pib_pkt pkt;
 
 	if (!p || time_after(p->due, jiffies))
 		return false;
 	l->head = p->next;
 	sim_check_dup(s, from, p->buf, p->len);
+	/* (the receiving host's pib_net.c parsed it) */
+	if (pib_pkt_parse(p->buf, p->len, &pkt))
+		sim_fail(s, "%c sent a packet that does not parse",
+			 'A' + from);
 	local_bh_disable();
-	pib_hca_receive(s->side[!from].dev, p->buf, p->len);
+	pib_hca_receive(s->side[!from].dev, p->buf, p->len, &pkt);
 	local_bh_enable();
 	free(p);
 	kshim_run_work();

@@ -39,5 +39,14 @@ expect_match "messages left in UDP GSO batches" "$sw" '^batches_tx [1-9]'
 # UDP checksums.
 expect_match "runs of datagrams received as one skb" "$sw" '^batches_rx [1-9]'
 expect_match "no bad UDP checksums" "$sw" '^udp_csum_errors 0$'
+# The switch looked the IP route to the other host up once (per CPU, and
+# again should it change) and sent everything else by the cached one.
+cached=$(sed -n 's/^routes_cached //p' <<<"$sw")
+lookups=$(sed -n 's/^route_lookups //p' <<<"$sw")
+if [ "${cached:-0}" -gt 1000 ] && [ "${lookups:-0}" -ge 1 ] && [ "$lookups" -le 8 ]; then
+	ok "sends to the peer take the cached route ($cached cached, $lookups lookups)"
+else
+	fail "sends to the peer take the cached route: ${cached:-none} cached, ${lookups:-none} lookups"
+fi
 echo "$sw"
 pib_done

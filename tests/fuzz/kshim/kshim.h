@@ -60,6 +60,7 @@ typedef unsigned int gfp_t;
 
 #define __force
 #define __rcu
+#define __percpu
 #define __must_check
 #define __packed		__attribute__((packed))
 #define __aligned(x)		__attribute__((aligned(x)))
@@ -480,6 +481,8 @@ struct socket;
 struct dentry;
 struct vm_area_struct { unsigned long vm_start, vm_end; };
 enum { NETREG_UNINITIALIZED, NETREG_REGISTERED, NETREG_UNREGISTERING };
+/* (pib_net.c's route cache: the harnesses send through fuzz_world.c) */
+struct dst_cache { void *cache; unsigned long reset_ts; };
 
 struct net_device {
 	char name[16];
